@@ -3,6 +3,9 @@
 // the stage's ending (rollback, fail, warn, skipped) with the page's watch replaced, and its inputs.
 // The real browser's part is in __tests__/bundles/smoke-test.test.ts.
 import assert from 'node:assert/strict'
+import { rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
 import { describe, test } from 'node:test'
 import { UsageError } from '../../../src/api/errors.ts'
 import type { ServiceClient } from '../../../src/api/client.ts'
@@ -96,6 +99,28 @@ describe('judge', () => {
       'the game started in Chromium 156 in 0.4 s: 0 errors, 5 requests answered, the canvas drew',
     )
     assert.equal(result.screenshot, '/tmp/runner/gamehost-screenshot-1.png')
+  })
+
+  test("connections to the runner's network refused: counted and the first named, not a failure by themselves", () => {
+    const result = judge(
+      seen({
+        refused: {
+          count: 4,
+          destinations: 3,
+          named: [
+            { destination: '127.0.0.1:8787', range: 'loopback' },
+            { destination: '169.254.169.254:80', range: 'link-local' },
+          ],
+        },
+      }),
+      3000,
+    )
+    assert.equal(result.status, 'passed')
+    assert.equal(
+      result.line,
+      'the game started in Chromium 156 in 0.4 s: 0 errors, 5 requests answered, ' +
+        "4 connections to the runner's network refused (127.0.0.1:8787 loopback, 169.254.169.254:80 link-local, …), the canvas drew",
+    )
   })
 
   test('a page without a canvas passes, and says it has none', () => {
@@ -247,6 +272,7 @@ describe('smokeTest: how a failure ends', () => {
     saw: Seen | Error,
     refused?: Error,
     servedNow = published.versionId,
+    tempDirRemoved = false,
   ) {
     const calls: string[] = []
     const client = {
@@ -272,6 +298,7 @@ describe('smokeTest: how a failure ends', () => {
       result: journal,
       logger,
       tempDir: '/tmp/runner',
+      tempDirRemoved,
       watch: async (options) => {
         watched.push(options)
         if (saw instanceof Error) throw saw
@@ -299,6 +326,23 @@ describe('smokeTest: how a failure ends', () => {
         'Smoke test: the game started in Chromium 156 in 0.4 s: 0 errors, 5 requests answered, the canvas drew',
       ),
     )
+  })
+
+  test('the sandbox off: said, and why', async () => {
+    const why = 'the runner runs as root, and Chrome refuses its sandbox to root'
+    const { lines } = await runSmoke({}, seen({ sandbox: { on: false, why } }))
+    assert.ok(lines.includes(`Browser sandbox off: ${why}; the page's code ran with this user's rights`))
+    const on = await runSmoke({}, seen({ sandbox: { on: true } }))
+    assert.ok(!on.lines.some((l) => l.includes('sandbox')))
+  })
+
+  test("the CLI's screenshot (its temp folder removed at the end): in a folder of its own under the OS's temp", async () => {
+    const { watched } = await runSmoke({}, seen(), undefined, undefined, true)
+    const file = watched[0]!.screenshotFile
+    assert.equal(path.dirname(path.dirname(file)), os.tmpdir())
+    assert.match(path.basename(path.dirname(file)), /^gamehost-smoke-\w{6}$/)
+    assert.match(path.basename(file), /^gamehost-screenshot-\d+\.png$/)
+    await rm(path.dirname(file), { recursive: true })
   })
 
   test('rollback (default): put back on the version served before, and a SmokeTestError saying so', async () => {

@@ -109,6 +109,8 @@ async function look(options: SmokeOptions): Promise<SmokeResult> {
     const message = errorMessage(error).split('\n')[0]
     return skipped(`${browser.path} could not be driven (${message})`)
   }
+  if (seen.sandbox && !seen.sandbox.on)
+    logger.info(`Browser sandbox off: ${seen.sandbox.why}; the page's code ran with this user's rights`)
   const smoke = judge(seen, settings.watchMs)
   logger.info(`Smoke test: ${smoke.line}`)
   if (smoke.screenshot) logger.info(`Screenshot: ${smoke.screenshot}`)

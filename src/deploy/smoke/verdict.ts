@@ -34,6 +34,7 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
     plural(errors, 'error'),
     plural(seen.answered, 'request') + ' answered',
     ...(failedRequests ? [plural(failedRequests, 'request') + ' failed'] : []),
+    ...refusedCount(seen),
   ]
   const drew = !canvas
     ? 'no canvas on the page'
@@ -61,6 +62,16 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
     remedy: remedyFor(problems.kept, first, watchMs),
     screenshot,
   }
+}
+
+/** The page's connections to the runner's own network, refused (not a failure of the game by itself). */
+function refusedCount(seen: Seen): string[] {
+  if (!seen.refused?.count) return []
+  const named = seen.refused.named.map((r) => `${r.destination} ${r.range}`)
+  const more = seen.refused.destinations > named.length ? ', …' : ''
+  return [
+    `${plural(seen.refused.count, 'connection')} to the runner's network refused (${named.join(', ')}${more})`,
+  ]
 }
 
 export function describeProblem(problem: Problem): string {

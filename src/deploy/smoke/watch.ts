@@ -1,9 +1,10 @@
 // Opens a URL in a headless Chrome or Chromium (driven by puppeteer-core, loaded only here, when a
 // smoke test runs) and writes down what a player's browser would meet: uncaught exceptions,
 // console.error calls, alerts, requests that failed or were answered 4xx/5xx, what the engine said on
-// the page, and what the largest canvas shows at the end. It judges nothing (see verdict.ts).
+// the page, what the largest canvas shows at the end, and the connections to the runner's own network
+// refused (guard.ts). It judges nothing (see verdict.ts).
 
-import { mkdir } from 'node:fs/promises'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, CDPSession, ConsoleMessage, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core'
@@ -12,6 +13,10 @@ import { pollUntil } from '../../common/poll.ts'
 import type { BasicAuth } from '../../inputs/basic-auth.ts'
 import type { EngineName } from '../collect/engines.ts'
 import { browserName } from './browser.ts'
+import { destinationOf } from './addresses.ts'
+import { startGuard, type Guard, type Refusal } from './guard.ts'
+import { launchBrowser } from './launch.ts'
+import type { Sandbox } from './sandbox.ts'
 import { countColours, engineReports, largestCanvas, type CanvasSeen, type EngineReport } from './in-page.ts'
 import { ProblemLog } from './problems.ts'
 
@@ -36,6 +41,10 @@ export interface Seen {
   canvas?: CanvasSeen
   /** The PNG written; undefined when none could be taken. */
   screenshot?: string
+  /** Whether Chrome's sandbox held the page, and why not. */
+  sandbox?: Sandbox
+  /** Connections to the runner's own network refused: how many, and the first few. */
+  refused?: { count: number; named: Refusal[]; destinations: number }
 }
 
 export interface WatchOptions {
@@ -52,45 +61,34 @@ export interface WatchOptions {
   now: () => number
 }
 
-/** What a browser on a runner needs: no GPU, no sandbox as root on Linux, nothing fetched of its own. */
-export function launchArgs(platform: NodeJS.Platform): string[] {
-  return [
-    ...(platform === 'linux' ? ['--no-sandbox'] : []),
-    '--disable-gpu',
-    '--enable-unsafe-swiftshader',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--window-size=1280,720',
-  ]
-}
-
 export async function watchPage(options: WatchOptions): Promise<Seen> {
-  const { default: puppeteer } = await import('puppeteer-core')
-  const browser = await puppeteer.launch({
-    executablePath: options.browserPath,
-    headless: true,
-    pipe: true,
-    args: launchArgs(process.platform),
-    defaultViewport: { width: 1280, height: 720 },
-    // The run's own cancellation closes it: puppeteer must not take SIGINT from the action.
-    handleSIGINT: false,
-    handleSIGTERM: false,
-    handleSIGHUP: false,
-    timeout: options.loadTimeoutMs,
-  })
-  const close = () => void browser.close().catch(() => undefined)
-  options.signal.addEventListener('abort', close, { once: true })
+  const guard = await startGuard({ own: destinationOf(new URL(options.url)) })
   try {
+    const { browser, sandbox } = await launchBrowser({
+      browserPath: options.browserPath,
+      timeoutMs: options.loadTimeoutMs,
+      proxy: guard.proxy,
+    })
     const seen: Seen = {
       browser: browserName(options.browserPath, await browser.version()),
       problems: new ProblemLog(),
       answered: 0,
+      sandbox,
     }
+    await watchIn(browser, seen, guard, options)
+    seen.refused = { count: guard.refused, named: guard.named, destinations: guard.destinations() }
+    return seen
+  } finally {
+    await guard.close()
+  }
+}
+
+async function watchIn(browser: Browser, seen: Seen, guard: Guard, options: WatchOptions): Promise<void> {
+  const close = () => void browser.close().catch(() => undefined)
+  options.signal.addEventListener('abort', close, { once: true })
+  try {
     const page = await browser.newPage()
-    const inFlight = listen(page, seen)
+    const inFlight = listen(page, seen, guard)
     const cdp = await page.createCDPSession()
     await listenForExceptions(cdp, seen)
     if (options.basicAuth) await answerAuth(cdp, new URL(options.url).origin, options.basicAuth)
@@ -99,7 +97,6 @@ export async function watchPage(options: WatchOptions): Promise<Seen> {
     await readEngineReports(page, seen)
     await screenshot(browser, page, seen, options)
     options.signal.throwIfAborted()
-    return seen
   } finally {
     options.signal.removeEventListener('abort', close)
     await browser.close().catch(() => undefined)
@@ -107,7 +104,7 @@ export async function watchPage(options: WatchOptions): Promise<Seen> {
 }
 
 /** Records what happens on the page; returns the requests in flight. */
-function listen(page: Page, seen: Seen): Set<HTTPRequest> {
+function listen(page: Page, seen: Seen, guard: Guard): Set<HTTPRequest> {
   const inFlight = new Set<HTTPRequest>()
   const refused = new Set<HTTPRequest>()
   const problem = (p: Problem) => seen.problems.push(p)
@@ -140,6 +137,9 @@ function listen(page: Page, seen: Seen): Set<HTTPRequest> {
     // A request the page itself cancelled (a navigation away, an aborted fetch) is not a failure to serve.
     // An answer said above whose body then failed (a 404 page with the route's Content-Encoding) is said once.
     if (!web(request.url()) || icon(request) || refused.has(request) || failure === 'net::ERR_ABORTED') return
+    // Said once, as a connection refused by the guard: not the host's failure to serve.
+    const { host, port } = destinationOf(new URL(request.url()))
+    if (guard.wasRefused(host, port)) return
     problem({ kind: 'request', url: request.url(), failure })
   })
   return inFlight
@@ -231,7 +231,10 @@ async function readEngineReports(page: Page, seen: Seen): Promise<void> {
 async function screenshot(browser: Browser, page: Page, seen: Seen, options: WatchOptions): Promise<void> {
   const rect = await page.evaluate(largestCanvas).catch(() => undefined)
   await mkdir(path.dirname(options.screenshotFile), { recursive: true })
-  const png = await page.screenshot({ path: options.screenshotFile, type: 'png' })
+  const png = await page.screenshot({ type: 'png' })
+  // A new file of our own: whatever was at that name (a link elsewhere, for one) is removed, not written through.
+  await rm(options.screenshotFile, { force: true })
+  await writeFile(options.screenshotFile, png, { flag: 'wx', mode: 0o644 })
   seen.screenshot = options.screenshotFile
   if (rect) seen.canvas = await countColours(browser, Buffer.from(png), rect)
 }
