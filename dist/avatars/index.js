@@ -45932,6 +45932,22 @@ __nccwpck_require__.d(__webpack_exports__, {
   e: () => (/* binding */ run)
 });
 
+// NAMESPACE OBJECT: ./node_modules/@actions/core/lib/core.js
+var core_namespaceObject = {};
+__nccwpck_require__.r(core_namespaceObject);
+__nccwpck_require__.d(core_namespaceObject, {
+  Yz: () => (core_debug),
+  z3: () => (error),
+  V4: () => (getInput),
+  Os: () => (group),
+  pq: () => (info),
+  C1: () => (setFailed),
+  uH: () => (setOutput),
+  Pq: () => (core_setSecret),
+  z: () => (summary_summary),
+  $e: () => (warning)
+});
+
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 // EXTERNAL MODULE: external "node:path"
@@ -48918,6 +48934,18 @@ function errorMessage(error) {
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : '';
     return cause && !message.includes(cause) ? `${message}: ${cause}` : message;
 }
+/**
+ * The text cut to at most `max` characters of its own, with an ellipsis and its full length said:
+ * `Error: xxxx… (3,145,728 characters)`. Text from outside (a page's console, a service's answer)
+ * passes here before it is kept, so what is said of it stays small whatever it holds.
+ */
+function clip(text, max) {
+    if (text.length <= max)
+        return text;
+    // Never half of a surrogate pair: its other half alone shows as a replacement character.
+    const end = /[\ud800-\udbff]/.test(text.charAt(max - 1)) ? max - 1 : max;
+    return `${text.slice(0, end)}… (${text.length.toLocaleString('en')} characters)`;
+}
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
@@ -51568,7 +51596,8 @@ async function writeOutputsAndReport(outputs, report) {
 /**
  * Writes the report as the job summary: the title, then its headings, tables and text. The summary is
  * Markdown: each block is one line of HTML (an HTML block, where Markdown is not read), its text
- * escaped and on one line (visible()), so no text can end the block and be read as Markdown.
+ * escaped and on one line (visible()), so no text can end the block and be read as Markdown. The
+ * blocks that do not fit in SUMMARY_MAX_BYTES are left out, said so (boundedHtml).
  */
 async function writeReport(report) {
     summaryWritten = true;
@@ -51577,30 +51606,62 @@ async function writeReport(report) {
         warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.');
         return;
     }
-    const summary = summary_summary.addHeading(inertHtml(report.title), 2);
-    for (const block of [...report.blocks, ...warnings.map((warning) => report_text(`Warning: ${warning}`))]) {
-        if (block.kind === 'heading')
-            summary.addHeading(inertHtml(block.text), 3);
-        // A paragraph of HTML, not of Markdown: links, images and autolinks in the text stay text.
-        else if (block.kind === 'text')
-            summary.addRaw(`<p>${inertHtml(block.text)}</p>`, true);
-        else {
-            summary.addTable([
-                block.table.header.map((data) => ({ data: inertHtml(data), header: true })),
-                // An empty cell would be written as a lone <td>.
-                ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
-            ]);
-        }
-    }
+    const { /* summary */ "z": summary } = core_namespaceObject;
+    // What was added to the summary before the report stays before it, redacted as the report is.
+    const added = secrets_redact(summary.stringify());
+    const start = added + blockHtml(heading(report.title), 2);
+    const blocks = [...report.blocks, ...warnings.map((warning) => report_text(`Warning: ${warning}`))];
     try {
-        // Whatever a block holds, the summary leaves with the run's secrets redacted.
-        const html = secrets_redact(summary.stringify());
+        const html = boundedHtml(start, blocks.map((block) => blockHtml(block, 3)));
         await summary.emptyBuffer().addRaw(html).write();
     }
     catch (error) {
         summary.emptyBuffer();
         actionsLogger.warning(`GITHUB_STEP_SUMMARY (${process.env.GITHUB_STEP_SUMMARY}) could not hold the job summary: ${summaryFileProblem(error)}`);
     }
+}
+/** GitHub refuses a job summary over 1 MiB: the summary stays under this, in bytes. */
+const SUMMARY_MAX_BYTES = 1000 * 1000;
+/**
+ * The start (the title), then the blocks while they fit in SUMMARY_MAX_BYTES, then a line saying how
+ * many were left out. Whole blocks only: a block cut inside its HTML would end the HTML block, and
+ * the rest of it would be read as Markdown.
+ */
+function boundedHtml(start, blocks) {
+    const leftOut = (count) => `<p>${count} more ${count === 1 ? 'part' : 'parts'} of this summary left out: a job summary holds at most 1 MiB.</p>\n`;
+    const room = SUMMARY_MAX_BYTES - Buffer.byteLength(leftOut(blocks.length));
+    let html = start;
+    let used = Buffer.byteLength(start);
+    for (const [index, block] of blocks.entries()) {
+        const size = Buffer.byteLength(block);
+        if (used + size > room)
+            return html + leftOut(blocks.length - index);
+        html += block;
+        used += size;
+    }
+    return html;
+}
+/**
+ * One block of the report as HTML, the run's secrets redacted whatever it holds. A heading is
+ * `<h{level}>`; a text a paragraph of HTML, not of Markdown (links, images and autolinks in it stay
+ * text); a table `<table>`.
+ */
+function blockHtml(block, level) {
+    const summary = summary_summary.emptyBuffer();
+    if (block.kind === 'heading')
+        summary.addHeading(inertHtml(block.text), level);
+    else if (block.kind === 'text')
+        summary.addRaw(`<p>${inertHtml(block.text)}</p>`, true);
+    else {
+        summary.addTable([
+            block.table.header.map((data) => ({ data: inertHtml(data), header: true })),
+            // An empty cell would be written as a lone <td>.
+            ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
+        ]);
+    }
+    const html = secrets_redact(summary.stringify());
+    summary.emptyBuffer();
+    return html;
 }
 /** Text as HTML on one line: escaped, its line breaks and other controls shown as escapes. */
 function inertHtml(text) {
@@ -52027,6 +52088,17 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ /* webpack/runtime/hasOwnProperty shorthand */
 /******/ (() => {
 /******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/make namespace object */
+/******/ (() => {
+/******/ 	// define __esModule on exports
+/******/ 	__nccwpck_require__.r = (exports) => {
+/******/ 		if(typeof Symbol !== 'undefined' && Symbol.toStringTag) {
+/******/ 			Object.defineProperty(exports, Symbol.toStringTag, { value: 'Module' });
+/******/ 		}
+/******/ 		Object.defineProperty(exports, '__esModule', { value: true });
+/******/ 	};
 /******/ })();
 /******/ 
 /******/ /* webpack/runtime/node module decorator */

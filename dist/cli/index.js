@@ -66082,6 +66082,18 @@ function errorMessage(error) {
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : '';
     return cause && !message.includes(cause) ? `${message}: ${cause}` : message;
 }
+/**
+ * The text cut to at most `max` characters of its own, with an ellipsis and its full length said:
+ * `Error: xxxx… (3,145,728 characters)`. Text from outside (a page's console, a service's answer)
+ * passes here before it is kept, so what is said of it stays small whatever it holds.
+ */
+function clip(text, max) {
+    if (text.length <= max)
+        return text;
+    // Never half of a surrogate pair: its other half alone shows as a replacement character.
+    const end = /[\ud800-\udbff]/.test(text.charAt(max - 1)) ? max - 1 : max;
+    return `${text.slice(0, end)}… (${text.length.toLocaleString('en')} characters)`;
+}
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
@@ -77196,7 +77208,7 @@ async function collectSite(site, options) {
     if (options.siteRecord)
         checkRecordPathFree(files);
     const totalBytes = files.reduce((sum, f) => sum + f.size, 0);
-    logger.info(`${files.length} files, ${formatBytes(totalBytes)}`);
+    logger.info(`${plural(files.length, 'file')}, ${formatBytes(totalBytes)}`);
     const leftOut = hiddenLeftOut(hidden);
     if (leftOut)
         logger.info(leftOut);
@@ -77896,14 +77908,15 @@ function browserName(file, version) {
 
 /** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
 function verdict_judge(seen, watchMs) {
-    const requests = seen.problems.filter((p) => p.kind === 'request');
-    const errors = seen.problems.length - requests.length;
-    const { canvas } = seen;
+    const { problems, canvas } = seen;
+    const failedRequests = problems.count('request');
+    const errors = problems.count() - failedRequests;
     const flat = canvas !== undefined && canvas.colours <= 1;
     const counts = [
         plural(errors, 'error'),
         plural(seen.answered, 'request') + ' answered',
-        ...(requests.length ? [plural(requests.length, 'request') + ' failed'] : []),
+        ...(failedRequests ? [plural(failedRequests, 'request') + ' failed'] : []),
+        ...refusedCount(seen),
     ];
     const drew = !canvas
         ? 'no canvas on the page'
@@ -77911,7 +77924,7 @@ function verdict_judge(seen, watchMs) {
             ? `the canvas one flat colour (${canvas.first})`
             : 'the canvas drew';
     const screenshot = seen.screenshot;
-    const first = seen.problems[0];
+    const first = problems.kept[0];
     if (!first && !flat) {
         const when = seen.loadMs === undefined ? '' : ` in ${formatSeconds(seen.loadMs)}`;
         return {
@@ -77928,9 +77941,19 @@ function verdict_judge(seen, watchMs) {
         status: 'failed',
         line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
         problem,
-        remedy: remedyFor(seen.problems, first, watchMs),
+        remedy: remedyFor(problems.kept, first, watchMs),
         screenshot,
     };
+}
+/** The page's connections to the runner's own network, refused (not a failure of the game by itself). */
+function refusedCount(seen) {
+    if (!seen.refused?.count)
+        return [];
+    const named = seen.refused.named.map((r) => `${r.destination} ${r.range}`);
+    const more = seen.refused.destinations > named.length ? ', …' : '';
+    return [
+        `${plural(seen.refused.count, 'connection')} to the runner's network refused (${named.join(', ')}${more})`,
+    ];
 }
 function describeProblem(problem) {
     switch (problem.kind) {
@@ -78021,6 +78044,406 @@ function smokeRerun(smoke) {
     return `${now}A re-run publishes this build again and opens it again: fix what the smoke test found first.`;
 }
 
+;// CONCATENATED MODULE: external "node:dns/promises"
+const external_node_dns_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dns/promises");
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(7030);
+;// CONCATENATED MODULE: ./src/deploy/smoke/addresses.ts
+// Which hosts the page in the smoke test's browser may connect to: any on the internet and its own
+// deployed origin, never the runner's own network (this machine, its link, the cloud's metadata
+// address, private networks), which a build's code could otherwise reach from inside the runner.
+
+
+const RANGES = [
+    ['this host', 'ipv4', '0.0.0.0', 8],
+    ['loopback', 'ipv4', '127.0.0.0', 8],
+    ['link-local', 'ipv4', '169.254.0.0', 16],
+    ['private', 'ipv4', '10.0.0.0', 8],
+    ['private', 'ipv4', '172.16.0.0', 12],
+    ['private', 'ipv4', '192.168.0.0', 16],
+    ['this host', 'ipv6', '::', 128],
+    ['loopback', 'ipv6', '::1', 128],
+    ['link-local', 'ipv6', 'fe80::', 10],
+    ['unique-local', 'ipv6', 'fc00::', 7],
+];
+const LISTS = RANGES.map(([range, type, prefix, bits]) => {
+    const list = new external_node_net_.BlockList();
+    list.addSubnet(prefix, bits, type);
+    return { range, type, list };
+});
+/** The runner's range an address is in ("loopback", "private"…), or undefined for any other. */
+function internalRange(address) {
+    const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+    const version = (0,external_node_net_.isIP)(bare);
+    if (!version)
+        return undefined;
+    // An IPv4 address written as IPv6 (::ffff:127.0.0.1) reaches the IPv4 one.
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare)?.[1];
+    if (mapped)
+        return internalRange(mapped);
+    const type = version === 4 ? 'ipv4' : 'ipv6';
+    return LISTS.find((entry) => entry.type === type && entry.list.check(bare, type))?.range;
+}
+const resolveAll = async (host) => (await (0,external_node_dns_promises_namespaceObject.lookup)(host, { all: true, verbatim: true })).map((entry) => entry.address);
+/** `localhost` and any name under it are this machine, whatever DNS says (RFC 6761), as in Chrome. */
+const isLocalhost = (host) => host === 'localhost' || host.endsWith('.localhost');
+/**
+ * Where a connection to host:port may go: a name is resolved, and refused when any of its addresses
+ * is the runner's own, so that a name pointed at 127.0.0.1 is no way around it. The address returned
+ * is the one connected to, so no second lookup can answer otherwise. A name that does not resolve
+ * rejects, with the resolver's error.
+ */
+async function judgeDestination(host, port, judge) {
+    const name = host
+        .toLowerCase()
+        .replace(/^\[|\]$/g, '')
+        .replace(/\.$/, '');
+    const own = name === judge.own.host && port === judge.own.port;
+    const addresses = (0,external_node_net_.isIP)(name)
+        ? [name]
+        : isLocalhost(name)
+            ? ['127.0.0.1']
+            : await (judge.resolve ?? resolveAll)(name);
+    if (!addresses.length)
+        throw new Error(`${name} resolves to no address`);
+    if (own)
+        return { allowed: true, address: addresses[0] };
+    for (const address of addresses) {
+        const range = internalRange(address);
+        if (range)
+            return { allowed: false, range };
+    }
+    return { allowed: true, address: addresses[0] };
+}
+/** The host and port a URL connects to, as judgeDestination takes them. */
+function destinationOf(url) {
+    const port = url.port ? Number(url.port) : url.protocol === 'https:' || url.protocol === 'wss:' ? 443 : 80;
+    return {
+        host: url.hostname
+            .toLowerCase()
+            .replace(/^\[|\]$/g, '')
+            .replace(/\.$/, ''),
+        port,
+    };
+}
+
+// EXTERNAL MODULE: external "node:events"
+var external_node_events_ = __nccwpck_require__(8474);
+;// CONCATENATED MODULE: ./src/deploy/smoke/guard.ts
+// The only way out of the smoke test's browser: a SOCKS5 proxy on 127.0.0.1 that the browser sends
+// every connection through (the page's, its workers' and service workers', WebSockets; the host name
+// sent, never resolved by the browser), which refuses those to the runner's own network before any
+// connection is made (addresses.ts) and writes each refusal down.
+
+
+
+/** The refusals named; the rest only counted. */
+const guard_NAMED = 5;
+const VERSION = 5;
+const CONNECT = 1;
+const Reply = {
+    Succeeded: 0,
+    NotAllowed: 2,
+    HostUnreachable: 4,
+    CommandNotSupported: 7,
+};
+async function startGuard(judge) {
+    const sockets = new Set();
+    const refusedAt = new Set();
+    const guard = {
+        proxy: '',
+        refused: 0,
+        named: [],
+        destinations: () => refusedAt.size,
+        wasRefused: (host, port) => refusedAt.has(`${host}:${port}`),
+        close: async () => {
+            for (const socket of sockets)
+                socket.destroy();
+            await new Promise((resolve) => server.close(() => resolve()));
+        },
+    };
+    const refuse = (host, port, range) => {
+        guard.refused++;
+        refusedAt.add(`${host}:${port}`);
+        const destination = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+        const named = guard.named.some((r) => r.destination === destination);
+        if (!named && guard.named.length < guard_NAMED)
+            guard.named.push({ destination, range });
+    };
+    const server = (0,external_node_net_.createServer)((socket) => {
+        const track = (s) => {
+            sockets.add(s);
+            s.once('close', () => sockets.delete(s));
+            s.on('error', () => s.destroy());
+        };
+        track(socket);
+        void serve(socket, judge, refuse, track).catch(() => socket.destroy());
+    });
+    server.listen(0, '127.0.0.1');
+    await (0,external_node_events_.once)(server, 'listening');
+    const address = server.address();
+    if (!address || typeof address === 'string')
+        throw new Error('the guard proxy has no port');
+    guard.proxy = `socks5://127.0.0.1:${address.port}`;
+    return guard;
+}
+/** One client connection: the greeting, one CONNECT, then bytes both ways. */
+async function serve(socket, judge, refuse, track) {
+    const [version, methods] = await read(socket, 2);
+    await read(socket, methods);
+    if (version !== VERSION)
+        return void socket.destroy();
+    socket.write(Buffer.from([VERSION, 0]));
+    const [, command, , type] = await read(socket, 4);
+    const host = await readHost(socket, type);
+    const port = (await read(socket, 2)).readUInt16BE(0);
+    if (command !== CONNECT || host === undefined)
+        return answer(socket, Reply.CommandNotSupported);
+    const verdict = await judgeDestination(host, port, judge).catch(() => undefined);
+    if (!verdict)
+        return answer(socket, Reply.HostUnreachable);
+    if (!verdict.allowed) {
+        refuse(host.toLowerCase().replace(/\.$/, ''), port, verdict.range);
+        return answer(socket, Reply.NotAllowed);
+    }
+    const upstream = (0,external_node_net_.connect)({ host: verdict.address, port });
+    track(upstream);
+    const opened = await Promise.race([
+        (0,external_node_events_.once)(upstream, 'connect').then(() => true),
+        (0,external_node_events_.once)(upstream, 'close').then(() => false),
+    ]);
+    if (!opened)
+        return answer(socket, Reply.HostUnreachable);
+    socket.write(Buffer.from([VERSION, Reply.Succeeded, 0, 1, 0, 0, 0, 0, 0, 0]));
+    socket.pipe(upstream).on('close', () => socket.destroy());
+    upstream.pipe(socket).on('close', () => upstream.destroy());
+    socket.once('close', () => upstream.destroy());
+    upstream.once('close', () => socket.destroy());
+}
+function answer(socket, reply) {
+    socket.end(Buffer.from([VERSION, reply, 0, 1, 0, 0, 0, 0, 0, 0]));
+}
+/** The destination as the request gives it: IPv4, a name, or IPv6. */
+async function readHost(socket, type) {
+    if (type === 1)
+        return [...(await read(socket, 4))].join('.');
+    if (type === 3)
+        return (await read(socket, (await read(socket, 1))[0])).toString('latin1');
+    if (type !== 4)
+        return undefined;
+    const bytes = await read(socket, 16);
+    const groups = Array.from({ length: 8 }, (_, i) => bytes.readUInt16BE(i * 2).toString(16));
+    // The short form, as a URL writes it: the form wasRefused is asked with.
+    return new URL(`http://[${groups.join(':')}]`).hostname.slice(1, -1);
+}
+/** Exactly n bytes from the socket, as they arrive; rejects when it ends first. */
+async function read(socket, n) {
+    for (;;) {
+        if (n === 0)
+            return Buffer.alloc(0);
+        const chunk = socket.read(n);
+        if (chunk && chunk.length === n)
+            return chunk;
+        if (chunk || socket.readableEnded || socket.destroyed)
+            throw new Error('the client left mid-request');
+        await (0,external_node_events_.once)(socket, 'readable');
+    }
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/env.ts
+// The environment the browser is started with. The page it opens runs a build's own code, a fork's on
+// a pull request's preview, and every renderer can read its own environment: the run's (the inputs,
+// the token, GitHub's and the runner's variables) is never handed on, only what Chrome needs to start
+// and to draw text.
+
+/** By name (Windows's names are matched whatever their case, as Windows does). */
+const KEPT = new Set([
+    'PATH',
+    'HOME',
+    'USER',
+    'LOGNAME',
+    'SHELL',
+    'DISPLAY',
+    'WAYLAND_DISPLAY',
+    'XAUTHORITY',
+    'LANG',
+    'LANGUAGE',
+    'TZ',
+    'TMPDIR',
+    'TMP',
+    'TEMP',
+    'FONTCONFIG_FILE',
+    'FONTCONFIG_PATH',
+    'CHROME_DEVEL_SANDBOX',
+].map((name) => name.toUpperCase()));
+const KEPT_PREFIXES = ['LC_', 'XDG_'];
+/** What Chrome reads on Windows: the system's folders, the user's profile, the processor. */
+const KEPT_WINDOWS = new Set([
+    'SystemRoot',
+    'SystemDrive',
+    'windir',
+    'ComSpec',
+    'PATHEXT',
+    'LOCALAPPDATA',
+    'APPDATA',
+    'USERPROFILE',
+    'USERNAME',
+    'USERDOMAIN',
+    'HOMEDRIVE',
+    'HOMEPATH',
+    'ProgramData',
+    'ProgramFiles',
+    'ProgramFiles(x86)',
+    'ProgramW6432',
+    'CommonProgramFiles',
+    'CommonProgramFiles(x86)',
+    'CommonProgramW6432',
+    'PUBLIC',
+    'ALLUSERSPROFILE',
+    'COMPUTERNAME',
+    'NUMBER_OF_PROCESSORS',
+    'PROCESSOR_ARCHITECTURE',
+    'OS',
+].map((name) => name.toUpperCase()));
+/**
+ * The variables of `env` the browser is given: those Chrome needs, by name, and of those none whose
+ * value holds a secret of the run (a token put in a path, a locale).
+ */
+function browserEnv(env, platform, secrets = runSecrets) {
+    const kept = {};
+    for (const [name, value] of Object.entries(env)) {
+        if (value === undefined || !needed(name, platform))
+            continue;
+        if (secrets.redact(value) !== value)
+            continue;
+        kept[name] = value;
+    }
+    return kept;
+}
+function needed(name, platform) {
+    // Case matters outside Windows: `path` is not PATH there.
+    const upper = platform === 'win32' ? name.toUpperCase() : name;
+    if (KEPT.has(upper) || KEPT_PREFIXES.some((prefix) => upper.startsWith(prefix)))
+        return true;
+    return platform === 'win32' && KEPT_WINDOWS.has(upper);
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/sandbox.ts
+// Chrome's sandbox, which keeps a renderer (the build's code) from the rest of the machine, is kept on
+// wherever the OS lets Chrome start it. On Linux Chrome refuses it to root, and needs unprivileged user
+// namespaces or its setuid helper: where neither is to be had, the browser is started without it, and
+// the log says so and why.
+
+const thisHost = () => ({
+    platform: process.platform,
+    uid: process.geteuid?.(),
+    read: (file) => {
+        try {
+            return (0,external_node_fs_.readFileSync)(file, 'utf8').trim();
+        }
+        catch {
+            return undefined;
+        }
+    },
+});
+/** Chrome's own words when it cannot start its sandbox, which puppeteer's launch error carries. */
+const REFUSED = /No usable sandbox|without --no-sandbox|SUID sandbox|move to new namespace/i;
+/** Before any launch: off only where it is known not to work (root on Linux). */
+function sandboxAtStart(host) {
+    if (host.platform === 'linux' && host.uid === 0)
+        return { on: false, why: 'the runner runs as root, and Chrome refuses its sandbox to root' };
+    return { on: true };
+}
+/** Why a launch with the sandbox was refused, when it was: what the OS forbids, as far as it says. */
+function sandboxRefused(error, host) {
+    const said = error instanceof Error ? error.message : String(error);
+    if (host.platform !== 'linux' || !REFUSED.test(said))
+        return undefined;
+    const helper = 'and no setuid sandbox helper is installed';
+    if (host.read('/proc/sys/kernel/unprivileged_userns_clone') === '0')
+        return {
+            on: false,
+            why: `the kernel forbids unprivileged user namespaces (kernel.unprivileged_userns_clone is 0) ${helper}`,
+        };
+    if (host.read('/proc/sys/kernel/apparmor_restrict_unprivileged_userns') === '1')
+        return {
+            on: false,
+            why: `AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns is 1) and no profile lets this browser use them`,
+        };
+    const line = said
+        .split('\n')
+        .find((l) => REFUSED.test(l))
+        ?.trim() ?? '';
+    return { on: false, why: `Chrome could not start its sandbox here (${line.slice(0, 200)})` };
+}
+/**
+ * Launches with the sandbox where it can work, and again without it when Chrome says it cannot start
+ * it; any other failure is thrown as it is.
+ */
+async function launchSandboxed(launch, host = thisHost()) {
+    const atStart = sandboxAtStart(host);
+    if (!atStart.on)
+        return { browser: await launch(false), sandbox: atStart };
+    try {
+        return { browser: await launch(true), sandbox: atStart };
+    }
+    catch (error) {
+        const refused = sandboxRefused(error, host);
+        if (!refused)
+            throw error;
+        return { browser: await launch(false), sandbox: refused };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/launch.ts
+// Starts the browser the smoke test opens the game in: headless, driven through a pipe, with the
+// environment of env.ts, the sandbox of sandbox.ts, and every connection through guard.ts.
+
+
+/**
+ * What a browser on a runner needs: no GPU, nothing fetched of its own; the sandbox unless refused;
+ * every connection through the proxy, loopback's too, and no name resolved by the browser itself.
+ */
+function launchArgs(options) {
+    const proxied = options.proxy
+        ? [
+            `--proxy-server=${options.proxy}`,
+            '--proxy-bypass-list=<-loopback>',
+            '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
+            // WebRTC only through the proxy, which carries no UDP: no peer reached past it.
+            '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+        ]
+        : [];
+    return [
+        ...(options.sandbox ? [] : ['--no-sandbox']),
+        ...proxied,
+        '--disable-gpu',
+        '--enable-unsafe-swiftshader',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--window-size=1280,720',
+    ];
+}
+async function launchBrowser(options) {
+    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 179).then(__nccwpck_require__.bind(__nccwpck_require__, 8179));
+    return launchSandboxed((sandbox) => puppeteer.launch({
+        executablePath: options.browserPath,
+        headless: true,
+        pipe: true,
+        args: launchArgs({ sandbox, proxy: options.proxy }),
+        env: browserEnv(process.env, process.platform),
+        defaultViewport: { width: 1280, height: 720 },
+        // The run's own cancellation closes it: puppeteer must not take SIGINT from the action.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+        timeout: options.timeoutMs,
+    }));
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/smoke/in-page.ts
 // What runs in the page, serialised by the browser driver: each function may use nothing from outside
 // itself, and casts globalThis to PageWindow, the little of the DOM it uses (the project compiles
@@ -78095,11 +78518,66 @@ async function countColours(browser, png, rect) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/deploy/smoke/problems.ts
+// What the page did wrong, as a bounded account: every problem counted, the first few of each kind kept,
+// each cut to a few hundred characters. A page that prints one error of megabytes, or prints without
+// end while it is watched, costs a few kilobytes here: the log line, the summary and the comment that
+// quote it stay small.
+
+/** Of each kind, the first this many are kept; the others are only counted. */
+const PROBLEMS_KEPT_PER_KIND = 5;
+/** A message or URL kept is cut to this many characters, with an ellipsis and its full length. */
+const PROBLEM_TEXT_MAX = 300;
+class ProblemLog {
+    #kept = [];
+    #counts = new Map();
+    /** Counts the problem, and keeps it (cut) while its kind has fewer than PROBLEMS_KEPT_PER_KIND kept. */
+    push(problem) {
+        const count = this.count(problem.kind);
+        this.#counts.set(problem.kind, count + 1);
+        if (count < PROBLEMS_KEPT_PER_KIND)
+            this.#kept.push(cutProblem(problem));
+    }
+    /** The problems kept, in the order they happened. */
+    get kept() {
+        return this.#kept;
+    }
+    /** How many problems of these kinds (of every kind when none is named) happened, kept or not. */
+    count(...kinds) {
+        let sum = 0;
+        for (const [kind, count] of this.#counts)
+            if (!kinds.length || kinds.includes(kind))
+                sum += count;
+        return sum;
+    }
+    /** How many happened that are not kept. */
+    get leftOut() {
+        return this.count() - this.#kept.length;
+    }
+    static of(problems) {
+        const log = new ProblemLog();
+        for (const problem of problems)
+            log.push(problem);
+        return log;
+    }
+}
+function cutProblem(problem) {
+    const cut = { ...problem };
+    if ('message' in cut)
+        cut.message = clip(cut.message, PROBLEM_TEXT_MAX);
+    if ('url' in cut && cut.url !== undefined)
+        cut.url = clip(cut.url, PROBLEM_TEXT_MAX);
+    if ('failure' in cut && cut.failure !== undefined)
+        cut.failure = clip(cut.failure, PROBLEM_TEXT_MAX);
+    return cut;
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/smoke/watch.ts
 // Opens a URL in a headless Chrome or Chromium (driven by puppeteer-core, loaded only here, when a
 // smoke test runs) and writes down what a player's browser would meet: uncaught exceptions,
 // console.error calls, alerts, requests that failed or were answered 4xx/5xx, what the engine said on
-// the page, and what the largest canvas shows at the end. It judges nothing (see verdict.ts).
+// the page, what the largest canvas shows at the end, and the connections to the runner's own network
+// refused (guard.ts). It judges nothing (see verdict.ts).
 
 
 
@@ -78107,44 +78585,38 @@ async function countColours(browser, png, rect) {
 
 
 
-/** What a browser on a runner needs: no GPU, no sandbox as root on Linux, nothing fetched of its own. */
-function launchArgs(platform) {
-    return [
-        ...(platform === 'linux' ? ['--no-sandbox'] : []),
-        '--disable-gpu',
-        '--enable-unsafe-swiftshader',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--window-size=1280,720',
-    ];
-}
+
+
+
+
 async function watchPage(options) {
-    const { default: puppeteer } = await __nccwpck_require__.e(/* import() */ 179).then(__nccwpck_require__.bind(__nccwpck_require__, 8179));
-    const browser = await puppeteer.launch({
-        executablePath: options.browserPath,
-        headless: true,
-        pipe: true,
-        args: launchArgs(process.platform),
-        defaultViewport: { width: 1280, height: 720 },
-        // The run's own cancellation closes it: puppeteer must not take SIGINT from the action.
-        handleSIGINT: false,
-        handleSIGTERM: false,
-        handleSIGHUP: false,
-        timeout: options.loadTimeoutMs,
-    });
+    const guard = await startGuard({ own: destinationOf(new URL(options.url)) });
+    try {
+        const { browser, sandbox } = await launchBrowser({
+            browserPath: options.browserPath,
+            timeoutMs: options.loadTimeoutMs,
+            proxy: guard.proxy,
+        });
+        const seen = {
+            browser: browserName(options.browserPath, await browser.version()),
+            problems: new ProblemLog(),
+            answered: 0,
+            sandbox,
+        };
+        await watchIn(browser, seen, guard, options);
+        seen.refused = { count: guard.refused, named: guard.named, destinations: guard.destinations() };
+        return seen;
+    }
+    finally {
+        await guard.close();
+    }
+}
+async function watchIn(browser, seen, guard, options) {
     const close = () => void browser.close().catch(() => undefined);
     options.signal.addEventListener('abort', close, { once: true });
     try {
-        const seen = {
-            browser: browserName(options.browserPath, await browser.version()),
-            problems: [],
-            answered: 0,
-        };
         const page = await browser.newPage();
-        const inFlight = watch_listen(page, seen);
+        const inFlight = watch_listen(page, seen, guard);
         const cdp = await page.createCDPSession();
         await listenForExceptions(cdp, seen);
         if (options.basicAuth)
@@ -78154,7 +78626,6 @@ async function watchPage(options) {
         await readEngineReports(page, seen);
         await screenshot(browser, page, seen, options);
         options.signal.throwIfAborted();
-        return seen;
     }
     finally {
         options.signal.removeEventListener('abort', close);
@@ -78162,7 +78633,7 @@ async function watchPage(options) {
     }
 }
 /** Records what happens on the page; returns the requests in flight. */
-function watch_listen(page, seen) {
+function watch_listen(page, seen, guard) {
     const inFlight = new Set();
     const refused = new Set();
     const problem = (p) => seen.problems.push(p);
@@ -78199,6 +78670,10 @@ function watch_listen(page, seen) {
         // A request the page itself cancelled (a navigation away, an aborted fetch) is not a failure to serve.
         // An answer said above whose body then failed (a 404 page with the route's Content-Encoding) is said once.
         if (!web(request.url()) || icon(request) || refused.has(request) || failure === 'net::ERR_ABORTED')
+            return;
+        // Said once, as a connection refused by the guard: not the host's failure to serve.
+        const { host, port } = destinationOf(new URL(request.url()));
+        if (guard.wasRefused(host, port))
             return;
         problem({ kind: 'request', url: request.url(), failure });
     });
@@ -78274,7 +78749,7 @@ async function settle(page, inFlight, options) {
 async function readEngineReports(page, seen) {
     const reports = await page.evaluate(engineReports).catch(() => []);
     // Unity's template alerts what its banner shows: said once.
-    const alerted = new Set(seen.problems.map((p) => (p.kind === 'alert' ? p.message : '')));
+    const alerted = new Set(seen.problems.kept.map((p) => (p.kind === 'alert' ? p.message : '')));
     for (const report of reports)
         if (!alerted.has(report.message))
             seen.problems.push({ kind: 'engine', ...report });
@@ -78283,7 +78758,10 @@ async function readEngineReports(page, seen) {
 async function screenshot(browser, page, seen, options) {
     const rect = await page.evaluate(largestCanvas).catch(() => undefined);
     await (0,promises_.mkdir)(external_node_path_default().dirname(options.screenshotFile), { recursive: true });
-    const png = await page.screenshot({ path: options.screenshotFile, type: 'png' });
+    const png = await page.screenshot({ type: 'png' });
+    // A new file of our own: whatever was at that name (a link elsewhere, for one) is removed, not written through.
+    await (0,promises_.rm)(options.screenshotFile, { force: true });
+    await (0,promises_.writeFile)(options.screenshotFile, png, { flag: 'wx', mode: 0o644 });
     seen.screenshot = options.screenshotFile;
     if (rect)
         seen.canvas = await countColours(browser, Buffer.from(png), rect);
@@ -78367,6 +78845,8 @@ async function look(options) {
         const message = errorMessage(error).split('\n')[0];
         return skipped(`${browser.path} could not be driven (${message})`);
     }
+    if (seen.sandbox && !seen.sandbox.on)
+        logger.info(`Browser sandbox off: ${seen.sandbox.why}; the page's code ran with this user's rights`);
     const smoke = verdict_judge(seen, settings.watchMs);
     logger.info(`Smoke test: ${smoke.line}`);
     if (smoke.screenshot)
@@ -78442,11 +78922,15 @@ function sizeSummary(change) {
     const counts = `${plural(change.changed, 'file')} changed (${change.added} new, ${change.removed} removed)`;
     return `Total ${formatBytes(totalBefore)} → ${formatBytes(totalAfter)}: ${describeDelta(totalBefore, totalAfter)}; ${counts}`;
 }
-function moreLine(change) {
+/** The last row of a cut table: `and 19 more files changed` and `+190 B in all`. */
+function moreRow(change) {
     const { count, delta: sum } = change.more;
     if (!count)
         return undefined;
-    return `and ${count} more ${count === 1 ? 'file' : 'files'} changed, ${sum === 0 ? 'no change in all' : `${signed(sum)} in all`}`;
+    return {
+        files: `and ${count} more ${count === 1 ? 'file' : 'files'} changed`,
+        change: sum === 0 ? 'no change in all' : `${signed(sum)} in all`,
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/pipeline.ts
@@ -78808,14 +79292,25 @@ function deployReport(result) {
         report.blocks.unshift(report_text(result.older.reason));
     report.blocks.push(...sizeBlocks(result));
     const { manifest } = result;
-    if (manifest && manifest.fileCount > 0) {
-        const largest = [...manifest.files].sort((a, b) => b.size - a.size).slice(0, 5);
-        report.blocks.push(heading('Largest files'), table(['File', 'Size', 'Type'], largest.map((f) => [{ code: f.path }, formatBytes(f.size), f.contentType ?? '(none)'])));
-    }
+    if (manifest && manifest.fileCount > 0)
+        report.blocks.push(...largestBlocks(manifest.files));
     report.blocks.push(...servingBlocks(result));
     return report;
 }
 const CONTENT_TYPES_LISTED = 10;
+const LARGEST_LISTED = 5;
+function largestBlocks(files) {
+    const largest = [...files].sort((a, b) => b.size - a.size).slice(0, LARGEST_LISTED);
+    const rows = largest.map((f) => [
+        { code: f.path },
+        formatBytes(f.size),
+        f.contentType ?? '(none)',
+    ]);
+    const more = files.length - largest.length;
+    if (more > 0)
+        rows.push([`and ${more} more ${more === 1 ? 'file' : 'files'}`, '', '']);
+    return [heading('Largest files'), table(['File', 'Size', 'Type'], rows)];
+}
 function sizeBlocks(result) {
     const change = result.sizes;
     if (!change)
@@ -78826,16 +79321,17 @@ function sizeBlocks(result) {
         report_text(sizeSummary(change)),
     ];
     if (change.rows.length) {
-        blocks.push(table(['File', 'Before', 'After', 'Change'], change.rows.map((row) => [
+        const rows = change.rows.map((row) => [
             { code: row.path },
             sizeCell(row.before),
             sizeCell(row.after),
             describeDelta(row.before, row.after),
-        ])));
+        ]);
+        const more = moreRow(change);
+        if (more)
+            rows.push([more.files, '', '', more.change]);
+        blocks.push(table(['File', 'Before', 'After', 'Change'], rows));
     }
-    const more = moreLine(change);
-    if (more)
-        blocks.push(report_text(more));
     return blocks;
 }
 function servingBlocks(result) {
@@ -80608,7 +81104,7 @@ function titled(message, annotation) {
 
 
 const EMULATOR = { name: 'emulator', summary: 'Run a local emulator of the service' };
-const VERSION = { name: 'version', summary: "Print gamehost's version (also -v, --version)" };
+const cli_VERSION = { name: 'version', summary: "Print gamehost's version (also -v, --version)" };
 const HELP_WORDS = new Set(['help', '--help', '-h']);
 const VERSION_WORDS = new Set(['version', '--version', '-v', '-V']);
 /** Runs the CLI with its arguments; resolves with the exit code (undefined: the emulator runs on). */
@@ -80625,7 +81121,7 @@ async function main(args) {
         const topic = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
         const text = topic
             ? commandHelp(topic, helpWidth())
-            : mainHelp([...COMMANDS, EMULATOR, VERSION], helpWidth());
+            : mainHelp([...COMMANDS, EMULATOR, cli_VERSION], helpWidth());
         write(name === undefined ? 'stderr' : 'stdout', text + '\n');
         return name === undefined ? EXIT_USAGE : EXIT_OK;
     }
@@ -80639,7 +81135,7 @@ async function main(args) {
     }
     const command = COMMANDS.find((c) => c.name === name);
     if (!command) {
-        const known = [...COMMANDS.map((c) => c.name), EMULATOR.name, VERSION.name, 'help'];
+        const known = [...COMMANDS.map((c) => c.name), EMULATOR.name, cli_VERSION.name, 'help'];
         const unknown = `Unknown ${name.startsWith('-') ? 'option' : 'command'} ${untrusted_visible(name)}.`;
         return usageError(unknown + didYouMean(name, known), json);
     }

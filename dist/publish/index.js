@@ -45932,6 +45932,22 @@ __nccwpck_require__.d(__webpack_exports__, {
   e: () => (/* binding */ run)
 });
 
+// NAMESPACE OBJECT: ./node_modules/@actions/core/lib/core.js
+var core_namespaceObject = {};
+__nccwpck_require__.r(core_namespaceObject);
+__nccwpck_require__.d(core_namespaceObject, {
+  Yz: () => (core_debug),
+  z3: () => (error),
+  V4: () => (getInput),
+  Os: () => (group),
+  pq: () => (info),
+  C1: () => (setFailed),
+  uH: () => (setOutput),
+  Pq: () => (core_setSecret),
+  z: () => (summary_summary),
+  $e: () => (warning)
+});
+
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 // EXTERNAL MODULE: external "node:path"
@@ -48918,6 +48934,18 @@ function format_errorMessage(error) {
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : '';
     return cause && !message.includes(cause) ? `${message}: ${cause}` : message;
 }
+/**
+ * The text cut to at most `max` characters of its own, with an ellipsis and its full length said:
+ * `Error: xxxx… (3,145,728 characters)`. Text from outside (a page's console, a service's answer)
+ * passes here before it is kept, so what is said of it stays small whatever it holds.
+ */
+function clip(text, max) {
+    if (text.length <= max)
+        return text;
+    // Never half of a surrogate pair: its other half alone shows as a replacement character.
+    const end = /[\ud800-\udbff]/.test(text.charAt(max - 1)) ? max - 1 : max;
+    return `${text.slice(0, end)}… (${text.length.toLocaleString('en')} characters)`;
+}
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
@@ -51568,7 +51596,8 @@ async function writeOutputsAndReport(outputs, report) {
 /**
  * Writes the report as the job summary: the title, then its headings, tables and text. The summary is
  * Markdown: each block is one line of HTML (an HTML block, where Markdown is not read), its text
- * escaped and on one line (visible()), so no text can end the block and be read as Markdown.
+ * escaped and on one line (visible()), so no text can end the block and be read as Markdown. The
+ * blocks that do not fit in SUMMARY_MAX_BYTES are left out, said so (boundedHtml).
  */
 async function writeReport(report) {
     summaryWritten = true;
@@ -51577,30 +51606,62 @@ async function writeReport(report) {
         warning('GITHUB_STEP_SUMMARY is not set (act, Gitea or an older GHES?): the job summary is skipped.');
         return;
     }
-    const summary = summary_summary.addHeading(inertHtml(report.title), 2);
-    for (const block of [...report.blocks, ...warnings.map((warning) => report_text(`Warning: ${warning}`))]) {
-        if (block.kind === 'heading')
-            summary.addHeading(inertHtml(block.text), 3);
-        // A paragraph of HTML, not of Markdown: links, images and autolinks in the text stay text.
-        else if (block.kind === 'text')
-            summary.addRaw(`<p>${inertHtml(block.text)}</p>`, true);
-        else {
-            summary.addTable([
-                block.table.header.map((data) => ({ data: inertHtml(data), header: true })),
-                // An empty cell would be written as a lone <td>.
-                ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
-            ]);
-        }
-    }
+    const { /* summary */ "z": summary } = core_namespaceObject;
+    // What was added to the summary before the report stays before it, redacted as the report is.
+    const added = secrets_redact(summary.stringify());
+    const start = added + blockHtml(report_heading(report.title), 2);
+    const blocks = [...report.blocks, ...warnings.map((warning) => report_text(`Warning: ${warning}`))];
     try {
-        // Whatever a block holds, the summary leaves with the run's secrets redacted.
-        const html = secrets_redact(summary.stringify());
+        const html = boundedHtml(start, blocks.map((block) => blockHtml(block, 3)));
         await summary.emptyBuffer().addRaw(html).write();
     }
     catch (error) {
         summary.emptyBuffer();
         actionsLogger.warning(`GITHUB_STEP_SUMMARY (${process.env.GITHUB_STEP_SUMMARY}) could not hold the job summary: ${summaryFileProblem(error)}`);
     }
+}
+/** GitHub refuses a job summary over 1 MiB: the summary stays under this, in bytes. */
+const SUMMARY_MAX_BYTES = 1000 * 1000;
+/**
+ * The start (the title), then the blocks while they fit in SUMMARY_MAX_BYTES, then a line saying how
+ * many were left out. Whole blocks only: a block cut inside its HTML would end the HTML block, and
+ * the rest of it would be read as Markdown.
+ */
+function boundedHtml(start, blocks) {
+    const leftOut = (count) => `<p>${count} more ${count === 1 ? 'part' : 'parts'} of this summary left out: a job summary holds at most 1 MiB.</p>\n`;
+    const room = SUMMARY_MAX_BYTES - Buffer.byteLength(leftOut(blocks.length));
+    let html = start;
+    let used = Buffer.byteLength(start);
+    for (const [index, block] of blocks.entries()) {
+        const size = Buffer.byteLength(block);
+        if (used + size > room)
+            return html + leftOut(blocks.length - index);
+        html += block;
+        used += size;
+    }
+    return html;
+}
+/**
+ * One block of the report as HTML, the run's secrets redacted whatever it holds. A heading is
+ * `<h{level}>`; a text a paragraph of HTML, not of Markdown (links, images and autolinks in it stay
+ * text); a table `<table>`.
+ */
+function blockHtml(block, level) {
+    const summary = summary_summary.emptyBuffer();
+    if (block.kind === 'heading')
+        summary.addHeading(inertHtml(block.text), level);
+    else if (block.kind === 'text')
+        summary.addRaw(`<p>${inertHtml(block.text)}</p>`, true);
+    else {
+        summary.addTable([
+            block.table.header.map((data) => ({ data: inertHtml(data), header: true })),
+            // An empty cell would be written as a lone <td>.
+            ...block.table.rows.map((row) => row.map((cell) => cellHtml(cell) || '&nbsp;')),
+        ]);
+    }
+    const html = secrets_redact(summary.stringify());
+    summary.emptyBuffer();
+    return html;
 }
 /** Text as HTML on one line: escaped, its line breaks and other controls shown as escapes. */
 function inertHtml(text) {
@@ -54001,14 +54062,15 @@ function private_privateNote(user) {
 
 /** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
 function judge(seen, watchMs) {
-    const requests = seen.problems.filter((p) => p.kind === 'request');
-    const errors = seen.problems.length - requests.length;
-    const { canvas } = seen;
+    const { problems, canvas } = seen;
+    const failedRequests = problems.count('request');
+    const errors = problems.count() - failedRequests;
     const flat = canvas !== undefined && canvas.colours <= 1;
     const counts = [
         plural(errors, 'error'),
         plural(seen.answered, 'request') + ' answered',
-        ...(requests.length ? [plural(requests.length, 'request') + ' failed'] : []),
+        ...(failedRequests ? [plural(failedRequests, 'request') + ' failed'] : []),
+        ...refusedCount(seen),
     ];
     const drew = !canvas
         ? 'no canvas on the page'
@@ -54016,7 +54078,7 @@ function judge(seen, watchMs) {
             ? `the canvas one flat colour (${canvas.first})`
             : 'the canvas drew';
     const screenshot = seen.screenshot;
-    const first = seen.problems[0];
+    const first = problems.kept[0];
     if (!first && !flat) {
         const when = seen.loadMs === undefined ? '' : ` in ${formatSeconds(seen.loadMs)}`;
         return {
@@ -54033,9 +54095,19 @@ function judge(seen, watchMs) {
         status: 'failed',
         line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
         problem,
-        remedy: remedyFor(seen.problems, first, watchMs),
+        remedy: remedyFor(problems.kept, first, watchMs),
         screenshot,
     };
+}
+/** The page's connections to the runner's own network, refused (not a failure of the game by itself). */
+function refusedCount(seen) {
+    if (!seen.refused?.count)
+        return [];
+    const named = seen.refused.named.map((r) => `${r.destination} ${r.range}`);
+    const more = seen.refused.destinations > named.length ? ', …' : '';
+    return [
+        `${plural(seen.refused.count, 'connection')} to the runner's network refused (${named.join(', ')}${more})`,
+    ];
 }
 function describeProblem(problem) {
     switch (problem.kind) {
@@ -54188,11 +54260,15 @@ function sizes_sizeSummary(change) {
     const counts = `${plural(change.changed, 'file')} changed (${change.added} new, ${change.removed} removed)`;
     return `Total ${formatBytes(totalBefore)} → ${formatBytes(totalAfter)}: ${sizes_describeDelta(totalBefore, totalAfter)}; ${counts}`;
 }
-function sizes_moreLine(change) {
+/** The last row of a cut table: `and 19 more files changed` and `+190 B in all`. */
+function sizes_moreRow(change) {
     const { count, delta: sum } = change.more;
     if (!count)
         return undefined;
-    return `and ${count} more ${count === 1 ? 'file' : 'files'} changed, ${sum === 0 ? 'no change in all' : `${signed(sum)} in all`}`;
+    return {
+        files: `and ${count} more ${count === 1 ? 'file' : 'files'} changed`,
+        change: sum === 0 ? 'no change in all' : `${signed(sum)} in all`,
+    };
 }
 
 // EXTERNAL MODULE: external "node:fs/promises"
@@ -54549,14 +54625,25 @@ function deployReport(result) {
         report.blocks.unshift(text(result.older.reason));
     report.blocks.push(...sizeBlocks(result));
     const { manifest } = result;
-    if (manifest && manifest.fileCount > 0) {
-        const largest = [...manifest.files].sort((a, b) => b.size - a.size).slice(0, 5);
-        report.blocks.push(heading('Largest files'), table(['File', 'Size', 'Type'], largest.map((f) => [{ code: f.path }, formatBytes(f.size), f.contentType ?? '(none)'])));
-    }
+    if (manifest && manifest.fileCount > 0)
+        report.blocks.push(...largestBlocks(manifest.files));
     report.blocks.push(...servingBlocks(result));
     return report;
 }
 const CONTENT_TYPES_LISTED = 10;
+const LARGEST_LISTED = 5;
+function largestBlocks(files) {
+    const largest = [...files].sort((a, b) => b.size - a.size).slice(0, LARGEST_LISTED);
+    const rows = largest.map((f) => [
+        { code: f.path },
+        formatBytes(f.size),
+        f.contentType ?? '(none)',
+    ]);
+    const more = files.length - largest.length;
+    if (more > 0)
+        rows.push([`and ${more} more ${more === 1 ? 'file' : 'files'}`, '', '']);
+    return [heading('Largest files'), table(['File', 'Size', 'Type'], rows)];
+}
 function sizeBlocks(result) {
     const change = result.sizes;
     if (!change)
@@ -54567,16 +54654,17 @@ function sizeBlocks(result) {
         text(sizeSummary(change)),
     ];
     if (change.rows.length) {
-        blocks.push(table(['File', 'Before', 'After', 'Change'], change.rows.map((row) => [
+        const rows = change.rows.map((row) => [
             { code: row.path },
             sizeCell(row.before),
             sizeCell(row.after),
             describeDelta(row.before, row.after),
-        ])));
+        ]);
+        const more = moreRow(change);
+        if (more)
+            rows.push([more.files, '', '', more.change]);
+        blocks.push(table(['File', 'Before', 'After', 'Change'], rows));
     }
-    const more = moreLine(change);
-    if (more)
-        blocks.push(text(more));
     return blocks;
 }
 function servingBlocks(result) {
@@ -55377,6 +55465,17 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ /* webpack/runtime/hasOwnProperty shorthand */
 /******/ (() => {
 /******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/make namespace object */
+/******/ (() => {
+/******/ 	// define __esModule on exports
+/******/ 	__nccwpck_require__.r = (exports) => {
+/******/ 		if(typeof Symbol !== 'undefined' && Symbol.toStringTag) {
+/******/ 			Object.defineProperty(exports, Symbol.toStringTag, { value: 'Module' });
+/******/ 		}
+/******/ 		Object.defineProperty(exports, '__esModule', { value: true });
+/******/ 	};
 /******/ })();
 /******/ 
 /******/ /* webpack/runtime/node module decorator */
