@@ -7,6 +7,9 @@ import { createServer, connect, type AddressInfo, type Socket } from 'node:net'
 import { describe, test } from 'node:test'
 import { destinationOf, internalRange, judgeDestination } from '../../../src/deploy/smoke/addresses.ts'
 import { startGuard } from '../../../src/deploy/smoke/guard.ts'
+import { runnerProxy } from '../../../src/deploy/smoke/runner-proxy.ts'
+import { createServer as httpServer, type IncomingMessage } from 'node:http'
+import { createProxy } from 'proxy'
 
 describe('internalRange', () => {
   test("the runner's ranges, in both families and IPv4 written as IPv6; anything else is not", () => {
@@ -141,6 +144,59 @@ describe('the guard proxy', () => {
       assert.deepEqual(connections, ['connected'])
     } finally {
       await guard.close()
+      service.close()
+    }
+  })
+})
+
+describe("the runner's proxy", () => {
+  test('HTTPS_PROXY or HTTP_PROXY, lower case first; NO_PROXY by name, subdomain, port or *', () => {
+    const env = { https_proxy: 'http://lower:3128', HTTPS_PROXY: 'http://upper:3128', NO_PROXY: '' }
+    assert.equal(runnerProxy('cdn.example', 443, env)?.host, 'lower:3128')
+    assert.equal(runnerProxy('cdn.example', 443, { HTTP_PROXY: 'http://plain:8080' })?.host, 'plain:8080')
+    assert.equal(runnerProxy('cdn.example', 443, {}), undefined)
+    assert.equal(runnerProxy('cdn.example', 443, { HTTP_PROXY: 'socks5://x:1' }), undefined)
+    const no = (noProxy: string, host: string, port = 443) =>
+      runnerProxy(host, port, { HTTPS_PROXY: 'http://p:1', NO_PROXY: noProxy }) === undefined
+    assert.ok(no('*', 'cdn.example'))
+    assert.ok(no('example', 'cdn.example'))
+    assert.ok(no('.example', 'cdn.example'))
+    assert.ok(no('*.example', 'cdn.example'))
+    assert.ok(no('a.test, cdn.example:443', 'cdn.example'))
+    assert.ok(!no('cdn.example:8443', 'cdn.example'))
+    assert.ok(!no('xample', 'cdn.example'))
+  })
+
+  test('behind it, an allowed connection goes through it (HTTP CONNECT), its bytes both ways; the refused never reach it', async () => {
+    const service = createServer((socket) => socket.end('hello through the proxy'))
+    service.listen(0, '127.0.0.1')
+    await once(service, 'listening')
+    const port = (service.address() as AddressInfo).port
+    const tunnels: string[] = []
+    const proxy = httpServer()
+    proxy.on('connect', (req: IncomingMessage) => tunnels.push(req.url ?? ''))
+    createProxy(proxy)
+    proxy.listen(0, '127.0.0.1')
+    await once(proxy, 'listening')
+    const saved = process.env.HTTPS_PROXY
+    process.env.HTTPS_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+    const guard = await startGuard({ own: { host: 'game.localhost', port } })
+    try {
+      const refused = await socksConnect(guard.proxy, '10.0.0.1', 80)
+      assert.equal(refused.reply, 2)
+      refused.socket.destroy()
+      const own = await socksConnect(guard.proxy, 'game.localhost', port)
+      assert.equal(own.reply, 0)
+      await once(own.socket, 'end')
+      assert.equal(Buffer.concat(own.received).subarray(12).toString(), 'hello through the proxy')
+      // The address judged, not the name: no second lookup, by the proxy or anyone, can answer otherwise.
+      assert.deepEqual(tunnels, [`127.0.0.1:${port}`])
+    } finally {
+      if (saved === undefined) delete process.env.HTTPS_PROXY
+      else process.env.HTTPS_PROXY = saved
+      await guard.close()
+      proxy.closeAllConnections()
+      proxy.close()
       service.close()
     }
   })

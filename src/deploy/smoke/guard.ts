@@ -6,6 +6,7 @@
 import { once } from 'node:events'
 import { createServer, connect, type Server, type Socket } from 'node:net'
 import { judgeDestination, type Judge } from './addresses.ts'
+import { runnerProxy, tunnel } from './runner-proxy.ts'
 
 export interface Refusal {
   /** "127.0.0.1:8787", "metadata.internal:80". */
@@ -95,23 +96,33 @@ async function serve(
   const port = (await read(socket, 2)).readUInt16BE(0)
   if (command !== CONNECT || host === undefined) return answer(socket, Reply.CommandNotSupported)
   const verdict = await judgeDestination(host, port, judge).catch(() => undefined)
-  if (!verdict) return answer(socket, Reply.HostUnreachable)
-  if (!verdict.allowed) {
+  // Behind the runner's proxy a name this machine cannot resolve is the proxy's to resolve.
+  const proxy = runnerProxy(host, port)
+  if (!verdict && !proxy) return answer(socket, Reply.HostUnreachable)
+  if (verdict && !verdict.allowed) {
     refuse(host.toLowerCase().replace(/\.$/, ''), port, verdict.range)
     return answer(socket, Reply.NotAllowed)
   }
-  const upstream = connect({ host: verdict.address, port })
+  const upstream = await open(verdict?.address ?? host, port, proxy)
+  if (!upstream) return answer(socket, Reply.HostUnreachable)
   track(upstream)
-  const opened = await Promise.race([
-    once(upstream, 'connect').then(() => true),
-    once(upstream, 'close').then(() => false),
-  ])
-  if (!opened) return answer(socket, Reply.HostUnreachable)
   socket.write(Buffer.from([VERSION, Reply.Succeeded, 0, 1, 0, 0, 0, 0, 0, 0]))
   socket.pipe(upstream).on('close', () => socket.destroy())
   upstream.pipe(socket).on('close', () => upstream.destroy())
   socket.once('close', () => upstream.destroy())
   upstream.once('close', () => socket.destroy())
+}
+
+/** A connection to the address judged, directly or through the runner's proxy; undefined when none opens. */
+async function open(host: string, port: number, proxy: URL | undefined): Promise<Socket | undefined> {
+  if (proxy) return tunnel(proxy, host, port)
+  const upstream = connect({ host, port })
+  upstream.on('error', () => upstream.destroy())
+  const opened = await Promise.race([
+    once(upstream, 'connect').then(() => true),
+    once(upstream, 'close').then(() => false),
+  ])
+  return opened ? upstream : undefined
 }
 
 function answer(socket: Socket, reply: Reply): void {
