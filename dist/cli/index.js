@@ -78129,11 +78129,75 @@ function destinationOf(url) {
 
 // EXTERNAL MODULE: external "node:events"
 var external_node_events_ = __nccwpck_require__(8474);
+;// CONCATENATED MODULE: ./src/deploy/smoke/runner-proxy.ts
+// A runner behind a proxy: the guard's allowed connections go on through it, as the deploy's own
+// requests do (HTTPS_PROXY or HTTP_PROXY, lower case first, except to the hosts NO_PROXY names), so
+// that a browser on such a runner still reaches the deployed host.
+
+
+const runner_proxy_PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
+/** A proxy's answer to CONNECT is a few hundred bytes. */
+const ANSWER_MAX = 16 * 1024;
+/** The proxy a connection to host:port goes through; undefined for none. */
+function runnerProxy(host, port, env = process.env) {
+    const named = runner_proxy_PROXY_VARIABLES.map((name) => env[name]).find(Boolean);
+    const proxy = named ? URL.parse(named) : null;
+    if (!proxy || !/^https?:$/.test(proxy.protocol))
+        return undefined;
+    return bypassed(host, port, env.no_proxy ?? env.NO_PROXY ?? '') ? undefined : proxy;
+}
+/** NO_PROXY as undici reads it: `*`, or names (a leading `.` or `*.` alike) that cover their subdomains, with an optional port. */
+function bypassed(host, port, noProxy) {
+    const name = host.toLowerCase();
+    return noProxy
+        .split(/[\s,]+/)
+        .filter(Boolean)
+        .some((entry) => {
+        if (entry === '*')
+            return true;
+        const [, entryHost = '', entryPort] = /^(.*?)(?::(\d+))?$/.exec(entry.toLowerCase()) ?? [];
+        const bare = entryHost.replace(/^\*?\./, '');
+        if (entryPort && Number(entryPort) !== port)
+            return false;
+        return name === bare || name.endsWith(`.${bare}`);
+    });
+}
+/** A tunnel to host:port through the proxy (HTTP CONNECT); undefined when the proxy refuses or is gone. */
+async function tunnel(proxy, host, port) {
+    const socket = (0,external_node_net_.connect)({ host: proxy.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.port) || 80 });
+    socket.on('error', () => socket.destroy());
+    const target = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+    const credentials = proxy.username
+        ? `Proxy-Authorization: Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}\r\n`
+        : '';
+    socket.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${credentials}\r\n`);
+    let head = Buffer.alloc(0);
+    while (!head.includes('\r\n\r\n')) {
+        if (head.length > ANSWER_MAX)
+            return void socket.destroy();
+        const chunk = socket.read();
+        if (chunk)
+            head = Buffer.concat([head, chunk]);
+        else if (socket.readableEnded || socket.destroyed)
+            return void socket.destroy();
+        else
+            await Promise.race([(0,external_node_events_.once)(socket, 'readable'), (0,external_node_events_.once)(socket, 'close')]);
+    }
+    const end = head.indexOf('\r\n\r\n') + 4;
+    if (!/^HTTP\/1\.[01] 2\d\d /.test(head.toString('latin1')))
+        return void socket.destroy();
+    // Bytes the tunnel's far end sent already, behind the proxy's answer.
+    if (end < head.length)
+        socket.unshift(head.subarray(end));
+    return socket;
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/smoke/guard.ts
 // The only way out of the smoke test's browser: a SOCKS5 proxy on 127.0.0.1 that the browser sends
 // every connection through (the page's, its workers' and service workers', WebSockets; the host name
 // sent, never resolved by the browser), which refuses those to the runner's own network before any
 // connection is made (addresses.ts) and writes each refusal down.
+
 
 
 
@@ -78200,25 +78264,35 @@ async function serve(socket, judge, refuse, track) {
     if (command !== CONNECT || host === undefined)
         return answer(socket, Reply.CommandNotSupported);
     const verdict = await judgeDestination(host, port, judge).catch(() => undefined);
-    if (!verdict)
+    // Behind the runner's proxy a name this machine cannot resolve is the proxy's to resolve.
+    const proxy = runnerProxy(host, port);
+    if (!verdict && !proxy)
         return answer(socket, Reply.HostUnreachable);
-    if (!verdict.allowed) {
+    if (verdict && !verdict.allowed) {
         refuse(host.toLowerCase().replace(/\.$/, ''), port, verdict.range);
         return answer(socket, Reply.NotAllowed);
     }
-    const upstream = (0,external_node_net_.connect)({ host: verdict.address, port });
-    track(upstream);
-    const opened = await Promise.race([
-        (0,external_node_events_.once)(upstream, 'connect').then(() => true),
-        (0,external_node_events_.once)(upstream, 'close').then(() => false),
-    ]);
-    if (!opened)
+    const upstream = await guard_open(verdict?.address ?? host, port, proxy);
+    if (!upstream)
         return answer(socket, Reply.HostUnreachable);
+    track(upstream);
     socket.write(Buffer.from([VERSION, Reply.Succeeded, 0, 1, 0, 0, 0, 0, 0, 0]));
     socket.pipe(upstream).on('close', () => socket.destroy());
     upstream.pipe(socket).on('close', () => upstream.destroy());
     socket.once('close', () => upstream.destroy());
     upstream.once('close', () => socket.destroy());
+}
+/** A connection to the address judged, directly or through the runner's proxy; undefined when none opens. */
+async function guard_open(host, port, proxy) {
+    if (proxy)
+        return tunnel(proxy, host, port);
+    const upstream = (0,external_node_net_.connect)({ host, port });
+    upstream.on('error', () => upstream.destroy());
+    const opened = await Promise.race([
+        (0,external_node_events_.once)(upstream, 'connect').then(() => true),
+        (0,external_node_events_.once)(upstream, 'close').then(() => false),
+    ]);
+    return opened ? upstream : undefined;
 }
 function answer(socket, reply) {
     socket.end(Buffer.from([VERSION, reply, 0, 1, 0, 0, 0, 0, 0, 0]));
