@@ -1,6 +1,6 @@
 // The wire under the client: the connection pool, reading an answer within its limits, and what an
 // answer or a failure of it says (a refusal's concern, an answer that is not the service's).
-import { Agent, EnvHttpProxyAgent, type Dispatcher, type ProxyAgent } from 'undici'
+import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici'
 import { ServiceError, UnexpectedAnswerError, type Concern, type Explain } from './errors.ts'
 import { DEADLINE_EXCEEDED, networkFailure } from '../common/network.ts'
 import { RAY_ID_HEADER, type ServiceErrorBody } from './types.ts'
@@ -10,24 +10,20 @@ import { redact } from '../common/secrets.ts'
 
 export const USER_AGENT = 'gamehost/0.1'
 /** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
-const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']
+export const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']
 
 /**
  * One keep-alive connection pool for every call of a run: API calls and part uploads alike. Behind a
  * proxy it goes through the one HTTPS_PROXY / HTTP_PROXY names, except to the hosts NO_PROXY names, as
  * @actions/http-client and curl do; like curl, a plain-http URL is sent to the proxy as is, an https
- * URL through a CONNECT tunnel. (undici 6, which @actions/http-client bundles too, calls that agent
- * experimental and warns once when it is made: so it is made only when a proxy is named.)
+ * URL through a CONNECT tunnel. (undici calls that agent experimental and warns once when it is made:
+ * so it is made only when a proxy is named.)
  */
 export function createAgent(): Agent | EnvHttpProxyAgent {
   const options = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 15_000 } }
   if (!PROXY_VARIABLES.some((name) => process.env[name])) return new Agent(options)
-  // Handed on to its ProxyAgents (undici 6's types leave proxyTunnel out of EnvHttpProxyAgent's options).
-  const proxied: EnvHttpProxyAgent.Options & Pick<ProxyAgent.Options, 'proxyTunnel'> = {
-    ...options,
-    proxyTunnel: false,
-  }
-  return new EnvHttpProxyAgent(proxied)
+  // Handed on to its ProxyAgents: a plain-http URL is sent to the proxy as is, as curl does.
+  return new EnvHttpProxyAgent({ ...options, proxyTunnel: false })
 }
 
 /** The largest answer read: a site's presigned requests for 20,000 files are some MB. */

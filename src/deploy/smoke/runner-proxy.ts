@@ -4,8 +4,8 @@
 
 import { once } from 'node:events'
 import { connect, type Socket } from 'node:net'
+import { PROXY_VARIABLES } from '../../api/http.ts'
 
-const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']
 /** A proxy's answer to CONNECT is a few hundred bytes. */
 const ANSWER_MAX = 16 * 1024
 
