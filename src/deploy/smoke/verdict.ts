@@ -37,12 +37,15 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
     ...refusedCount(seen),
   ]
   const drew = !canvas
-    ? 'no canvas on the page'
+    ? seen.screenshot
+      ? 'no canvas on the page'
+      : 'no screenshot'
     : flat
       ? `the canvas one flat colour (${canvas.first})`
       : 'the canvas drew'
   const screenshot = seen.screenshot
-  const first = problems.kept[0]
+  // The page froze, crashed or the browser went away: what decided, whatever the page said before.
+  const first = problems.kept.find((p) => p.kind === 'browser') ?? problems.kept[0]
   if (!first && !flat) {
     const when = seen.loadMs === undefined ? '' : ` in ${formatSeconds(seen.loadMs)}`
     return {
@@ -90,6 +93,8 @@ export function describeProblem(problem: Problem): string {
       return `${ENGINES[problem.engine].name} reported: ${problem.message}`
     case 'load':
       return `the page did not load: ${problem.message}`
+    case 'browser':
+      return problem.message
   }
 }
 
@@ -130,6 +135,8 @@ function remedyFor(problems: readonly Problem[], first: Problem | undefined, wat
       'a Godot export with thread support needs the page cross-origin isolated, which this CDN cannot send: export ' +
       "without threads, or as a Progressive Web App with 'Ensure Cross Origin Isolation Headers'"
     )
+  if (first.kind === 'browser')
+    return 'open the URL in a browser and watch its main thread (the performance panel) and its memory: a re-run checks again'
   if (first.kind === 'load') return 'check that the URL opens in a browser; a re-run checks again'
   return "fix the error it names, and check that the game runs from this URL (an absolute path, another host's origin)"
 }

@@ -15,6 +15,7 @@ import type { EngineName } from '../collect/engines.ts'
 import { browserName } from './browser.ts'
 import { destinationOf } from './addresses.ts'
 import { startGuard, type Guard, type Refusal } from './guard.ts'
+import { AFTER_WATCH_MS, endBrowser, stillAnswering, watchGone, within, type Gone } from './ending.ts'
 import { launchBrowser } from './launch.ts'
 import type { Sandbox } from './sandbox.ts'
 import { countColours, engineReports, largestCanvas, type CanvasSeen, type EngineReport } from './in-page.ts'
@@ -27,6 +28,8 @@ export type Problem =
   | { kind: 'alert'; message: string }
   | { kind: 'engine'; message: string; engine: EngineName }
   | { kind: 'load'; message: string }
+  /** The page froze or crashed, or the browser stopped answering. */
+  | { kind: 'browser'; message: string }
 
 export interface Seen {
   /** "Chromium 156". */
@@ -69,15 +72,22 @@ export async function watchPage(options: WatchOptions): Promise<Seen> {
       timeoutMs: options.loadTimeoutMs,
       proxy: guard.proxy,
     })
-    const seen: Seen = {
-      browser: browserName(options.browserPath, await browser.version()),
-      problems: new ProblemLog(),
-      answered: 0,
-      sandbox,
+    try {
+      const seen: Seen = {
+        browser: browserName(
+          options.browserPath,
+          await within(browser.version(), AFTER_WATCH_MS, 'the browser'),
+        ),
+        problems: new ProblemLog(),
+        answered: 0,
+        sandbox,
+      }
+      await watchIn(browser, seen, guard, options)
+      seen.refused = { count: guard.refused, named: guard.named, destinations: guard.destinations() }
+      return seen
+    } finally {
+      await endBrowser(browser)
     }
-    await watchIn(browser, seen, guard, options)
-    seen.refused = { count: guard.refused, named: guard.named, destinations: guard.destinations() }
-    return seen
   } finally {
     await guard.close()
   }
@@ -88,18 +98,30 @@ async function watchIn(browser: Browser, seen: Seen, guard: Guard, options: Watc
   options.signal.addEventListener('abort', close, { once: true })
   try {
     const page = await browser.newPage()
+    const gone = watchGone(browser, page)
     const inFlight = listen(page, seen, guard)
     const cdp = await page.createCDPSession()
     await listenForExceptions(cdp, seen)
     if (options.basicAuth) await answerAuth(cdp, new URL(options.url).origin, options.basicAuth)
-    await load(page, seen, options)
-    await settle(page, inFlight, options)
+    await load(page, seen, options, gone)
+    await settle(page, inFlight, options, gone.signal).catch((error: unknown) => {
+      if (!gone.signal.aborted) throw error
+    })
+    options.signal.throwIfAborted()
+    const stopped = gone.reason() ?? (await stillAnswering(browser, page))
+    if (stopped) return void seen.problems.push({ kind: 'browser', message: stopped })
     await readEngineReports(page, seen)
     await screenshot(browser, page, seen, options)
     options.signal.throwIfAborted()
+  } catch (error) {
+    options.signal.throwIfAborted()
+    // The page or the browser stopped answering a call: the game did not start, whatever was seen before.
+    seen.problems.push({
+      kind: 'browser',
+      message: `the browser stopped answering (${errorMessage(error).split('\n')[0]})`,
+    })
   } finally {
     options.signal.removeEventListener('abort', close)
-    await browser.close().catch(() => undefined)
   }
 }
 
@@ -189,13 +211,17 @@ async function answerAuth(cdp: CDPSession, origin: string, auth: BasicAuth): Pro
   })
 }
 
-async function load(page: Page, seen: Seen, options: WatchOptions): Promise<void> {
+async function load(page: Page, seen: Seen, options: WatchOptions, gone: Gone): Promise<void> {
   const started = options.now()
   try {
-    await page.goto(options.url, { waitUntil: 'load', timeout: options.loadTimeoutMs })
+    const ended = new Promise<never>((_, reject) => {
+      gone.signal.addEventListener('abort', () => reject(new Error(gone.reason())), { once: true })
+    })
+    await Promise.race([page.goto(options.url, { waitUntil: 'load', timeout: options.loadTimeoutMs }), ended])
     seen.loadMs = options.now() - started
   } catch (error) {
     options.signal.throwIfAborted()
+    if (gone.signal.aborted) return
     const message = errorMessage(error).split('\n')[0]!
     seen.problems.push({ kind: 'load', message })
   }
@@ -207,8 +233,13 @@ const IN_FLIGHT_CHECK_MS = 100
  * Watches for watchMs after the load, then while requests are in flight, for as long again at most:
  * a game that polls or streams is not waited for beyond that.
  */
-async function settle(page: Page, inFlight: Set<HTTPRequest>, options: WatchOptions): Promise<void> {
-  const { signal } = options
+async function settle(
+  page: Page,
+  inFlight: Set<HTTPRequest>,
+  options: WatchOptions,
+  gone: AbortSignal,
+): Promise<void> {
+  const signal = AbortSignal.any([options.signal, gone])
   await sleep(options.watchMs, undefined, { signal })
   const settled = () => Promise.resolve(inFlight.size && !page.isClosed() ? {} : undefined)
   await pollUntil(settled, {
@@ -220,7 +251,9 @@ async function settle(page: Page, inFlight: Set<HTTPRequest>, options: WatchOpti
 }
 
 async function readEngineReports(page: Page, seen: Seen): Promise<void> {
-  const reports = await page.evaluate(engineReports).catch((): EngineReport[] => [])
+  const reports = await within(page.evaluate(engineReports), AFTER_WATCH_MS, 'the page').catch(
+    (): EngineReport[] => [],
+  )
   // Unity's template alerts what its banner shows: said once.
   const alerted = new Set(seen.problems.kept.map((p) => (p.kind === 'alert' ? p.message : '')))
   for (const report of reports)
@@ -229,12 +262,13 @@ async function readEngineReports(page: Page, seen: Seen): Promise<void> {
 
 /** The viewport as a PNG, and what the largest canvas on it shows. */
 async function screenshot(browser: Browser, page: Page, seen: Seen, options: WatchOptions): Promise<void> {
-  const rect = await page.evaluate(largestCanvas).catch(() => undefined)
+  const rect = await within(page.evaluate(largestCanvas), AFTER_WATCH_MS, 'the page').catch(() => undefined)
   await mkdir(path.dirname(options.screenshotFile), { recursive: true })
-  const png = await page.screenshot({ type: 'png' })
+  const png = await within(page.screenshot({ type: 'png' }), AFTER_WATCH_MS, 'the screenshot')
   // A new file of our own: whatever was at that name (a link elsewhere, for one) is removed, not written through.
   await rm(options.screenshotFile, { force: true })
   await writeFile(options.screenshotFile, png, { flag: 'wx', mode: 0o644 })
   seen.screenshot = options.screenshotFile
-  if (rect) seen.canvas = await countColours(browser, Buffer.from(png), rect)
+  if (rect)
+    seen.canvas = await within(countColours(browser, Buffer.from(png), rect), AFTER_WATCH_MS, 'the browser')
 }

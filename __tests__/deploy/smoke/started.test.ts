@@ -1,0 +1,95 @@
+// Started means started (issue 46), in the machine's Chrome or Chromium: a page whose main thread
+// freezes, whose renderer is killed mid-watch, fails the check within seconds of the watch, the
+// problems seen before kept, and every process the check started ended. Served from 127.0.0.1; without
+// a browser, skipped.
+import assert from 'node:assert/strict'
+import { readdirSync, readFileSync } from 'node:fs'
+import type { Server } from 'node:http'
+import { after, before, describe, test } from 'node:test'
+import { findBrowser } from '../../../src/deploy/smoke/browser.ts'
+import type { Seen } from '../../../src/deploy/smoke/watch.ts'
+import { CANVAS, servePages, smokeOf } from '../../support/smoke-page.ts'
+
+const browser = findBrowser({ env: process.env, platform: process.platform })
+const noBrowser = 'missing' in browser ? browser.missing : undefined
+const browserPath = (browser as { path: string }).path
+
+/** A guard, not the measure: the check ends on what happened, seconds after the watch. */
+const BOUND = { timeout: 60_000 }
+
+/** This process's descendants (Linux's /proc): pid and command line. */
+function descendants(): Array<{ pid: number; cmdline: string }> {
+  const parents = new Map<number, number>()
+  const lines = new Map<number, string>()
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry)
+    if (!Number.isInteger(pid)) continue
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      parents.set(pid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]))
+      lines.set(pid, readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '))
+    } catch {
+      // ended meanwhile
+    }
+  }
+  const ours = (pid: number): boolean => {
+    for (let p = parents.get(pid); p; p = parents.get(p)) if (p === process.pid) return true
+    return false
+  }
+  return [...lines].filter(([pid]) => ours(pid)).map(([pid, cmdline]) => ({ pid, cmdline }))
+}
+
+const kept = (seen: Seen | undefined, message: string) =>
+  seen?.problems.kept.some((p) => 'message' in p && p.message === message)
+
+const browsers = () => descendants().filter((p) => p.cmdline.includes('--proxy-server=socks5'))
+
+describe('started means started', { skip: noBrowser }, () => {
+  let server: Server
+  let origin: string
+  before(async () => {
+    ;({ server, origin } = await servePages({
+      '/frozen/': `<!DOCTYPE html><body>${CANVAS}<script>
+console.error('before the freeze')
+addEventListener('load', () => requestAnimationFrame(() => setTimeout(() => { while (true) {} }, 50)))
+</script></body>`,
+      '/crash/': `<!DOCTYPE html><body>${CANVAS}<script>
+console.error('before the crash')
+addEventListener('load', () => fetch('/kill-renderer'))
+</script></body>`,
+      '/kill-renderer': (_request, response) => {
+        for (const { pid, cmdline } of descendants())
+          if (cmdline.includes('--type=renderer')) process.kill(pid, 'SIGKILL')
+        response.end('killed')
+      },
+    }))
+  })
+  after(() => {
+    server?.closeAllConnections()
+    server?.close()
+  })
+
+  test(
+    'a main thread frozen after drawing: failed, said to have frozen, the problems before kept',
+    BOUND,
+    async () => {
+      const { smoke, lines, seen } = await smokeOf(`${origin}/frozen/`, browserPath)
+      assert.equal(smoke.status, 'failed', lines.join('\n'))
+      assert.match(smoke.line, /first: the page's main thread froze/)
+      assert.ok(kept(seen, 'before the freeze'), 'the problems seen before are kept')
+      assert.deepEqual(browsers(), [], 'no browser process is left')
+    },
+  )
+
+  test(
+    'a renderer killed mid-watch: failed, said to have crashed, the problems before kept',
+    { ...BOUND, skip: process.platform !== 'linux' && 'kills the renderer through /proc' },
+    async () => {
+      const { smoke, lines, seen } = await smokeOf(`${origin}/crash/`, browserPath, '5')
+      assert.equal(smoke.status, 'failed', lines.join('\n'))
+      assert.match(smoke.line, /first: the page's renderer crashed/)
+      assert.ok(kept(seen, 'before the crash'), 'the problems seen before are kept')
+      assert.deepEqual(browsers(), [], 'no browser process is left')
+    },
+  )
+})
