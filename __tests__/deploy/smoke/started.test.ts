@@ -4,10 +4,14 @@
 // a browser, skipped.
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
+import { readFile, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { setTimeout } from 'node:timers/promises'
 import type { Server } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import { findBrowser } from '../../../src/deploy/smoke/browser.ts'
 import type { Seen } from '../../../src/deploy/smoke/watch.ts'
+import { tempDir } from '../../support/helpers.ts'
 import { CANVAS, servePages, smokeOf } from '../../support/smoke-page.ts'
 
 const browser = findBrowser({ env: process.env, platform: process.platform })
@@ -41,6 +45,22 @@ function descendants(): Array<{ pid: number; cmdline: string }> {
 
 const kept = (seen: Seen | undefined, message: string) =>
   seen?.problems.kept.some((p) => 'message' in p && p.message === message)
+
+/** Whether a process runs (a zombie, ended but not yet reaped by its new parent, does not). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+  } catch {
+    return false
+  }
+}
+
+/** Whether it ends within a moment: SIGKILL is sent to a group at once, and taken by each in turn. */
+async function ended(pid: number): Promise<boolean> {
+  for (let i = 0; i < 40 && running(pid); i++) await setTimeout(50)
+  return !running(pid)
+}
 
 const browsers = () => descendants().filter((p) => p.cmdline.includes('--proxy-server=socks5'))
 
@@ -90,6 +110,22 @@ addEventListener('load', () => fetch('/kill-renderer'))
       assert.match(smoke.line, /first: the page's renderer crashed/)
       assert.ok(kept(seen, 'before the crash'), 'the problems seen before are kept')
       assert.deepEqual(browsers(), [], 'no browser process is left')
+    },
+  )
+
+  test(
+    'a browser that is not a Chrome (a shell script): refused at once, what it is named, nothing of it left running',
+    { ...BOUND, skip: process.platform === 'win32' && 'a shell script' },
+    async () => {
+      const dir = await tempDir()
+      const script = path.join(dir, 'not-chrome.sh')
+      const pidFile = path.join(dir, 'child.pid')
+      await writeFile(script, `#!/bin/sh\nsleep 300 &\necho $! > ${pidFile}\nwait\n`, { mode: 0o755 })
+      const { smoke } = await smokeOf(`${origin}/frozen/`, script)
+      assert.equal(smoke.status, 'skipped')
+      assert.match(smoke.line, /is not Chrome or Chromium: it did not answer --version within 5 s/)
+      const child = Number(await readFile(pidFile, 'utf8'))
+      assert.ok(await ended(child), `its child ${child} is left running`)
     },
   )
 })

@@ -16,6 +16,7 @@ import { browserName } from './browser.ts'
 import { destinationOf } from './addresses.ts'
 import { startGuard, type Guard, type Refusal } from './guard.ts'
 import { AFTER_WATCH_MS, endBrowser, stillAnswering, watchGone, within, type Gone } from './ending.ts'
+import { requireChrome } from './identify.ts'
 import { launchBrowser } from './launch.ts'
 import type { Sandbox } from './sandbox.ts'
 import { countColours, engineReports, largestCanvas, type CanvasSeen, type EngineReport } from './in-page.ts'
@@ -65,6 +66,7 @@ export interface WatchOptions {
 }
 
 export async function watchPage(options: WatchOptions): Promise<Seen> {
+  await requireChrome(options.browserPath)
   const guard = await startGuard({ own: destinationOf(new URL(options.url)) })
   try {
     const { browser, sandbox } = await launchBrowser({
