@@ -77,6 +77,13 @@ addEventListener('load', () => requestAnimationFrame(() => setTimeout(() => { wh
 console.error('before the crash')
 addEventListener('load', () => fetch('/kill-renderer'))
 </script></body>`,
+      '/stalled/': `<!DOCTYPE html><body>${CANVAS}<script>
+fetch('/Build/game.data').then((answer) => answer.arrayBuffer())
+</script></body>`,
+      '/Build/game.data': (_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': '65536' })
+        response.write(Buffer.alloc(1000))
+      },
       '/kill-renderer': (_request, response) => {
         for (const { pid, cmdline } of descendants())
           if (cmdline.includes('--type=renderer')) process.kill(pid, 'SIGKILL')
@@ -126,6 +133,21 @@ addEventListener('load', () => fetch('/kill-renderer'))
       assert.match(smoke.line, /is not Chrome or Chromium: it did not answer --version within 5 s/)
       const child = Number(await readFile(pidFile, 'utf8'))
       assert.ok(await ended(child), `its child ${child} is left running`)
+    },
+  )
+
+  test(
+    'a request not ended when the watch ends: failed, its URL, the bytes arrived and for how long named',
+    BOUND,
+    async () => {
+      const { smoke, lines } = await smokeOf(`${origin}/stalled/`, browserPath)
+      assert.equal(smoke.status, 'failed', lines.join('\n'))
+      assert.match(
+        smoke.line,
+        new RegExp(
+          `first: ${origin}/Build/game\\.data had not ended when the watch ended: 1000 B of 64\\.0 KiB arrived in \\d+\\.\\d s`,
+        ),
+      )
     },
   )
 })

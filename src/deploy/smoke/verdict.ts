@@ -2,7 +2,7 @@
 // first problem in words and what a user can do about it; and the same in the words of the summary,
 // the CLI's report and the pull request's comment.
 
-import { formatSeconds, plural } from '../../common/format.ts'
+import { formatBytes, formatSeconds, plural } from '../../common/format.ts'
 import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
 import { COMPRESSIONS, ENGINES } from '../collect/engines.ts'
@@ -84,6 +84,7 @@ export function describeProblem(problem: Problem): string {
     case 'console':
       return `console.error: ${problem.message}${problem.url ? ` (${problem.url})` : ''}`
     case 'request':
+      if (problem.stalled) return stalledRequest(problem.url, problem.stalled)
       return problem.status !== undefined
         ? `${problem.url} answered ${problem.status}`
         : `${problem.url} could not be fetched (${problem.failure})`
@@ -96,6 +97,14 @@ export function describeProblem(problem: Problem): string {
     case 'browser':
       return problem.message
   }
+}
+
+function stalledRequest(
+  url: string,
+  { bytes, total, ms }: { bytes: number; total?: number; ms: number },
+): string {
+  const of = total === undefined ? '' : ` of ${formatBytes(total)}`
+  return `${url} had not ended when the watch ended: ${formatBytes(bytes)}${of} arrived in ${formatSeconds(ms)}`
 }
 
 const SUFFIXES = COMPRESSIONS.map(({ suffix }) => suffix.slice(1)).join('|')
@@ -114,6 +123,8 @@ const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i
 function remedyFor(problems: readonly Problem[], first: Problem | undefined, watchMs: number): string {
   if (!first)
     return `if the game takes longer than ${formatSeconds(watchMs)} to draw, raise ${inputName(Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`
+  if (first.kind === 'request' && first.stalled)
+    return `the host stalled on it, or the game waits on a request that never ends: open the URL in a browser and watch its network panel; if the file is only slow, raise ${inputName(Input.SmokeTestSeconds)}`
   if (first.kind === 'request') return requestRemedy(first.status)
   const said = problems
     .filter((p) => p.kind !== 'request')

@@ -17,6 +17,7 @@ import { destinationOf } from './addresses.ts'
 import { startGuard, type Guard, type Refusal } from './guard.ts'
 import { AFTER_WATCH_MS, endBrowser, stillAnswering, watchGone, within, type Gone } from './ending.ts'
 import { requireChrome } from './identify.ts'
+import { followRequests } from './pending.ts'
 import { launchBrowser } from './launch.ts'
 import type { Sandbox } from './sandbox.ts'
 import { countColours, engineReports, largestCanvas, type CanvasSeen, type EngineReport } from './in-page.ts'
@@ -25,7 +26,14 @@ import { ProblemLog } from './problems.ts'
 export type Problem =
   | { kind: 'exception'; message: string }
   | { kind: 'console'; message: string; url?: string }
-  | { kind: 'request'; url: string; status?: number; failure?: string }
+  | {
+      kind: 'request'
+      url: string
+      status?: number
+      failure?: string
+      /** Not ended when the watch ended: the bytes of its body that arrived, of how many, in how long. */
+      stalled?: { bytes: number; total?: number; ms: number }
+    }
   | { kind: 'alert'; message: string }
   | { kind: 'engine'; message: string; engine: EngineName }
   | { kind: 'load'; message: string }
@@ -104,6 +112,7 @@ async function watchIn(browser: Browser, seen: Seen, guard: Guard, options: Watc
     const inFlight = listen(page, seen, guard)
     const cdp = await page.createCDPSession()
     await listenForExceptions(cdp, seen)
+    const stalled = await followRequests(cdp, options.now)
     if (options.basicAuth) await answerAuth(cdp, new URL(options.url).origin, options.basicAuth)
     await load(page, seen, options, gone)
     await settle(page, inFlight, options, gone.signal).catch((error: unknown) => {
@@ -112,6 +121,8 @@ async function watchIn(browser: Browser, seen: Seen, guard: Guard, options: Watc
     options.signal.throwIfAborted()
     const stopped = gone.reason() ?? (await stillAnswering(browser, page))
     if (stopped) return void seen.problems.push({ kind: 'browser', message: stopped })
+    for (const { url, bytes, total, started } of stalled())
+      seen.problems.push({ kind: 'request', url, stalled: { bytes, total, ms: options.now() - started } })
     await readEngineReports(page, seen)
     await screenshot(browser, page, seen, options)
     options.signal.throwIfAborted()

@@ -1,0 +1,46 @@
+// The requests the page began and that had not ended when the watch ended: a build stalled on its
+// data file looks started (its page drew its first frame) but is not. Read from the protocol, which
+// says how many bytes of each arrived.
+
+import type { CDPSession } from 'puppeteer-core'
+
+export interface Pending {
+  url: string
+  /** Bytes of its body that arrived. */
+  bytes: number
+  /** Its Content-Length, when its answer said one. */
+  total?: number
+  started: number
+}
+
+/** Follows the page's requests through the protocol; what it returns lists those not ended, oldest first. */
+export async function followRequests(cdp: CDPSession, now: () => number): Promise<() => Pending[]> {
+  const open = new Map<string, Pending>()
+  let mainFrame: string | undefined
+  cdp.on('Network.requestWillBeSent', ({ requestId, loaderId, frameId, type, request }) => {
+    // A new document in the main frame: the page that began the others is gone (some never report an end).
+    if (type === 'Document' && requestId === loaderId && (mainFrame ??= frameId) === frameId) open.clear()
+    const redirected = open.get(requestId)
+    open.set(requestId, { url: request.url, bytes: 0, started: redirected?.started ?? now() })
+  })
+  cdp.on('Network.responseReceived', ({ requestId, response }) => {
+    const request = open.get(requestId)
+    const length = Number(
+      Object.entries(response.headers).find(([name]) => name.toLowerCase() === 'content-length')?.[1],
+    )
+    if (request && Number.isFinite(length)) request.total = length
+  })
+  cdp.on('Network.dataReceived', ({ requestId, dataLength, encodedDataLength }) => {
+    const request = open.get(requestId)
+    if (request) request.bytes += encodedDataLength || dataLength
+  })
+  cdp.on('Network.loadingFinished', ({ requestId }) => void open.delete(requestId))
+  cdp.on('Network.loadingFailed', ({ requestId }) => void open.delete(requestId))
+  await cdp.send('Network.enable')
+  return () => [...open.values()].filter(({ url }) => web(url) && !icon(url))
+}
+
+const web = (url: string) => url.startsWith('http:') || url.startsWith('https:')
+
+/** The browser's own request for the tab's icon: a site without one still starts. */
+const icon = (url: string) => new URL(url).pathname.endsWith('/favicon.ico')
