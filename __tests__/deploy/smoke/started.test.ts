@@ -77,6 +77,15 @@ addEventListener('load', () => requestAnimationFrame(() => setTimeout(() => { wh
 console.error('before the crash')
 addEventListener('load', () => fetch('/kill-renderer'))
 </script></body>`,
+      '/leaves-blank/': `<!DOCTYPE html><body>${CANVAS}<script>
+addEventListener('load', () => setTimeout(() => { location.href = 'about:blank' }, 50))
+</script></body>`,
+      '/leaves-origin/': `<!DOCTYPE html><body>${CANVAS}<script>
+addEventListener('load', () => setTimeout(() => { location.href = 'http://other.invalid/lobby.html' }, 50))
+</script></body>`,
+      '/stays/': `<!DOCTYPE html><body>${CANVAS}<script>
+addEventListener('load', () => setTimeout(() => { history.pushState({}, '', '/stays/level-2'); location.hash = 'menu' }, 50))
+</script></body>`,
       '/stalled/': `<!DOCTYPE html><body>${CANVAS}<script>
 fetch('/Build/game.data').then((answer) => answer.arrayBuffer())
 </script></body>`,
@@ -150,4 +159,25 @@ fetch('/Build/game.data').then((answer) => answer.arrayBuffer())
       )
     },
   )
+
+  test(
+    'a page that leaves for about:blank, or another origin: failed, where it went named',
+    BOUND,
+    async () => {
+      const blank = await smokeOf(`${origin}/leaves-blank/`, browserPath)
+      assert.equal(blank.smoke.status, 'failed', blank.lines.join('\n'))
+      assert.match(blank.smoke.line, /first: the page left the deployed URL for about:blank$/)
+      const other = await smokeOf(`${origin}/leaves-origin/`, browserPath)
+      assert.equal(other.smoke.status, 'failed', other.lines.join('\n'))
+      assert.match(
+        other.smoke.line,
+        /the page left the deployed URL for http:\/\/other\.invalid\/lobby\.html/,
+      )
+    },
+  )
+
+  test('a pushState and a hash within the deployed origin: still there, passed', BOUND, async () => {
+    const { smoke, lines } = await smokeOf(`${origin}/stays/`, browserPath)
+    assert.equal(smoke.status, 'passed', lines.join('\n'))
+  })
 })

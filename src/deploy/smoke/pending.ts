@@ -4,7 +4,7 @@
 
 import type { CDPSession } from 'puppeteer-core'
 
-export interface Pending {
+export interface Progress {
   url: string
   /** Bytes of its body that arrived. */
   bytes: number
@@ -13,9 +13,16 @@ export interface Pending {
   started: number
 }
 
-/** Follows the page's requests through the protocol; what it returns lists those not ended, oldest first. */
-export async function followRequests(cdp: CDPSession, now: () => number): Promise<() => Pending[]> {
-  const open = new Map<string, Pending>()
+/**
+ * Follows the page's requests through the protocol; what it returns says how far the last one of a
+ * URL got. Whether it ended is the driver's to say: a worker's script is begun by the page but ends in
+ * the worker, which this session does not hear.
+ */
+export async function followRequests(
+  cdp: CDPSession,
+  now: () => number,
+): Promise<(url: string) => Progress | undefined> {
+  const open = new Map<string, Progress>()
   let mainFrame: string | undefined
   cdp.on('Network.requestWillBeSent', ({ requestId, loaderId, frameId, type, request }) => {
     // A new document in the main frame: the page that began the others is gone (some never report an end).
@@ -37,10 +44,5 @@ export async function followRequests(cdp: CDPSession, now: () => number): Promis
   cdp.on('Network.loadingFinished', ({ requestId }) => void open.delete(requestId))
   cdp.on('Network.loadingFailed', ({ requestId }) => void open.delete(requestId))
   await cdp.send('Network.enable')
-  return () => [...open.values()].filter(({ url }) => web(url) && !icon(url))
+  return (url) => [...open.values()].findLast((request) => request.url === url)
 }
-
-const web = (url: string) => url.startsWith('http:') || url.startsWith('https:')
-
-/** The browser's own request for the tab's icon: a site without one still starts. */
-const icon = (url: string) => new URL(url).pathname.endsWith('/favicon.ico')

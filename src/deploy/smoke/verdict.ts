@@ -44,8 +44,11 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
       ? `the canvas one flat colour (${canvas.first})`
       : 'the canvas drew'
   const screenshot = seen.screenshot
-  // The page froze, crashed or the browser went away: what decided, whatever the page said before.
-  const first = problems.kept.find((p) => p.kind === 'browser') ?? problems.kept[0]
+  // The page froze, crashed, the browser went away, or the page left: what decided, whatever came before.
+  const first =
+    problems.kept.find((p) => p.kind === 'browser') ??
+    problems.kept.find((p) => p.kind === 'left') ??
+    problems.kept[0]
   if (!first && !flat) {
     const when = seen.loadMs === undefined ? '' : ` in ${formatSeconds(seen.loadMs)}`
     return {
@@ -96,6 +99,8 @@ export function describeProblem(problem: Problem): string {
       return `the page did not load: ${problem.message}`
     case 'browser':
       return problem.message
+    case 'left':
+      return `the page left the deployed URL for ${problem.url}`
   }
 }
 
@@ -148,6 +153,8 @@ function remedyFor(problems: readonly Problem[], first: Problem | undefined, wat
     )
   if (first.kind === 'browser')
     return 'open the URL in a browser and watch its main thread (the performance panel) and its memory: a re-run checks again'
+  if (first.kind === 'left')
+    return 'find what sends the page away (a redirect of its script, a link followed, a frame-busting script): the game must run at the deployed URL'
   if (first.kind === 'load') return 'check that the URL opens in a browser; a re-run checks again'
   return "fix the error it names, and check that the game runs from this URL (an absolute path, another host's origin)"
 }

@@ -17,7 +17,7 @@ import { destinationOf } from './addresses.ts'
 import { startGuard, type Guard, type Refusal } from './guard.ts'
 import { AFTER_WATCH_MS, endBrowser, stillAnswering, watchGone, within, type Gone } from './ending.ts'
 import { requireChrome } from './identify.ts'
-import { followRequests } from './pending.ts'
+import { followRequests, type Progress } from './pending.ts'
 import { launchBrowser } from './launch.ts'
 import type { Sandbox } from './sandbox.ts'
 import { countColours, engineReports, largestCanvas, type CanvasSeen, type EngineReport } from './in-page.ts'
@@ -37,6 +37,8 @@ export type Problem =
   | { kind: 'alert'; message: string }
   | { kind: 'engine'; message: string; engine: EngineName }
   | { kind: 'load'; message: string }
+  /** The page navigated away from the deployed URL's origin: where to. */
+  | { kind: 'left'; url: string }
   /** The page froze or crashed, or the browser stopped answering. */
   | { kind: 'browser'; message: string }
 
@@ -109,10 +111,10 @@ async function watchIn(browser: Browser, seen: Seen, guard: Guard, options: Watc
   try {
     const page = await browser.newPage()
     const gone = watchGone(browser, page)
-    const inFlight = listen(page, seen, guard)
+    const inFlight = listen(page, seen, guard, options.url)
     const cdp = await page.createCDPSession()
     await listenForExceptions(cdp, seen)
-    const stalled = await followRequests(cdp, options.now)
+    const progress = await followRequests(cdp, options.now)
     if (options.basicAuth) await answerAuth(cdp, new URL(options.url).origin, options.basicAuth)
     await load(page, seen, options, gone)
     await settle(page, inFlight, options, gone.signal).catch((error: unknown) => {
@@ -121,8 +123,7 @@ async function watchIn(browser: Browser, seen: Seen, guard: Guard, options: Watc
     options.signal.throwIfAborted()
     const stopped = gone.reason() ?? (await stillAnswering(browser, page))
     if (stopped) return void seen.problems.push({ kind: 'browser', message: stopped })
-    for (const { url, bytes, total, started } of stalled())
-      seen.problems.push({ kind: 'request', url, stalled: { bytes, total, ms: options.now() - started } })
+    stillOpen(inFlight, progress, seen, options.now())
     await readEngineReports(page, seen)
     await screenshot(browser, page, seen, options)
     options.signal.throwIfAborted()
@@ -138,8 +139,23 @@ async function watchIn(browser: Browser, seen: Seen, guard: Guard, options: Watc
   }
 }
 
+/** The requests not ended when the watch ended: how much of each arrived, in how long. */
+function stillOpen(
+  inFlight: Set<HTTPRequest>,
+  progress: (url: string) => Progress | undefined,
+  seen: Seen,
+  now: number,
+) {
+  for (const request of inFlight) {
+    const url = request.url()
+    if (!web(url) || icon(request)) continue
+    const { bytes = 0, total, started = now } = progress(url) ?? {}
+    seen.problems.push({ kind: 'request', url, stalled: { bytes, total, ms: now - started } })
+  }
+}
+
 /** Records what happens on the page; returns the requests in flight. */
-function listen(page: Page, seen: Seen, guard: Guard): Set<HTTPRequest> {
+function listen(page: Page, seen: Seen, guard: Guard, url: string): Set<HTTPRequest> {
   const inFlight = new Set<HTTPRequest>()
   const refused = new Set<HTTPRequest>()
   const problem = (p: Problem) => seen.problems.push(p)
@@ -152,10 +168,20 @@ function listen(page: Page, seen: Seen, guard: Guard): Set<HTTPRequest> {
     problem({ kind: 'alert', message: dialog.message() })
     void dialog.dismiss().catch(() => undefined)
   })
-  page.on('request', (request: HTTPRequest) => void inFlight.add(request))
-  // A page that left for another keeps none of its requests waited for (some never report an end).
+  let navigatingTo = url
+  page.on('request', (request: HTTPRequest) => {
+    inFlight.add(request)
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) navigatingTo = request.url()
+  })
+  const origin = new URL(url).origin
   page.on('framenavigated', (frame) => {
-    if (frame === page.mainFrame()) inFlight.clear()
+    if (frame !== page.mainFrame()) return
+    // A hash or pushState within the deployed origin stays; another origin, about:blank, leaves.
+    // The browser's error page stands for the address it could not reach.
+    const to = frame.url().startsWith('chrome-error:') ? navigatingTo : frame.url()
+    if (originOf(to) !== origin) problem({ kind: 'left', url: to })
+    // A page that left for another keeps none of its requests waited for (some never report an end).
+    inFlight.clear()
   })
   // Said as soon as its headers arrive: before what the page does about it (a loader's error).
   page.on('response', (response: HTTPResponse) => {
@@ -178,6 +204,14 @@ function listen(page: Page, seen: Seen, guard: Guard): Set<HTTPRequest> {
     problem({ kind: 'request', url: request.url(), failure })
   })
   return inFlight
+}
+
+const originOf = (url: string) => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return 'null'
+  }
 }
 
 const web = (url: string) => url.startsWith('http:') || url.startsWith('https:')
