@@ -134,9 +134,21 @@ describe('judge', () => {
     assert.equal(result.status, 'failed')
     assert.equal(
       result.problem,
-      'the canvas (320×200) shows one flat colour (#000000) 3.0 s after the page loaded: the game drew nothing',
+      'the canvas (320×200) shows one flat colour (#000000) where it is seen 3.0 s after the page loaded: the game drew nothing',
     )
     assert.match(result.remedy!, /raise smoke-test-seconds/)
+  })
+
+  test('judged on what the screenshot shows: a page of one colour, a canvas all covered', () => {
+    const blank = judge(seen({ canvas: undefined, painted: { colours: 1, first: '#ffffff' } }), 3000)
+    assert.equal(blank.status, 'failed')
+    assert.match(
+      blank.line,
+      /, the page one flat colour \(#ffffff\); first: the page shows one flat colour \(#ffffff\) 3\.0 s after/,
+    )
+    const covered = judge(seen({ canvas: { width: 320, height: 200, colours: 0 } }), 3000)
+    assert.equal(covered.status, 'failed')
+    assert.match(covered.line, /the canvas \(320×200\) is covered by the page's own elements/)
   })
 
   test('the first problem is named, with what to do about it', () => {

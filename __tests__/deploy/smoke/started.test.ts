@@ -86,6 +86,12 @@ addEventListener('load', () => setTimeout(() => { location.href = 'http://other.
       '/stays/': `<!DOCTYPE html><body>${CANVAS}<script>
 addEventListener('load', () => setTimeout(() => { history.pushState({}, '', '/stays/level-2'); location.hash = 'menu' }, 50))
 </script></body>`,
+      '/blank/': '<!DOCTYPE html><body style="margin: 0; background: #fff"></body>',
+      '/loading-bar/': `<!DOCTYPE html><body style="margin: 0; background: #fff">
+<canvas width="320" height="200" style="display: block"></canvas>
+<div style="position: absolute; left: 60px; top: 90px; width: 200px; height: 20px; background: #333">
+<div style="width: 40%; height: 100%; background: #ff8800"></div></div>
+</body>`,
       '/stalled/': `<!DOCTYPE html><body>${CANVAS}<script>
 fetch('/Build/game.data').then((answer) => answer.arrayBuffer())
 </script></body>`,
@@ -180,4 +186,20 @@ fetch('/Build/game.data').then((answer) => answer.arrayBuffer())
     const { smoke, lines } = await smokeOf(`${origin}/stays/`, browserPath)
     assert.equal(smoke.status, 'passed', lines.join('\n'))
   })
+
+  test('a page that painted nothing: failed, one flat colour said', BOUND, async () => {
+    const { smoke, lines } = await smokeOf(`${origin}/blank/`, browserPath)
+    assert.equal(smoke.status, 'failed', lines.join('\n'))
+    assert.match(smoke.line, /the page shows one flat colour \(#ffffff\)/)
+  })
+
+  test(
+    'a canvas never drawn under a loading bar: failed, what shows of the canvas is one flat colour',
+    BOUND,
+    async () => {
+      const { smoke, lines } = await smokeOf(`${origin}/loading-bar/`, browserPath)
+      assert.equal(smoke.status, 'failed', lines.join('\n'))
+      assert.match(smoke.line, /the canvas \(320×200\) shows one flat colour \(#ffffff\) where it is seen/)
+    },
+  )
 })

@@ -29,20 +29,27 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
   const { problems, canvas } = seen
   const failedRequests = problems.count('request')
   const errors = problems.count() - failedRequests
-  const flat = canvas !== undefined && canvas.colours <= 1
+  // Judged on what shows in the screenshot: a page of one colour painted nothing, and a canvas
+  // under a loading bar is what is left of it in sight.
+  const blank = seen.painted !== undefined && seen.painted.colours <= 1
+  const flat = blank || (canvas !== undefined && canvas.colours <= 1)
   const counts = [
     plural(errors, 'error'),
     plural(seen.answered, 'request') + ' answered',
     ...(failedRequests ? [plural(failedRequests, 'request') + ' failed'] : []),
     ...refusedCount(seen),
   ]
-  const drew = !canvas
-    ? seen.screenshot
-      ? 'no canvas on the page'
-      : 'no screenshot'
-    : flat
-      ? `the canvas one flat colour (${canvas.first})`
-      : 'the canvas drew'
+  const drew = blank
+    ? `the page one flat colour (${seen.painted!.first})`
+    : !canvas
+      ? seen.screenshot
+        ? 'no canvas on the page'
+        : 'no screenshot'
+      : canvas.colours === 0
+        ? 'the canvas covered by the page'
+        : flat
+          ? `the canvas one flat colour (${canvas.first})`
+          : 'the canvas drew'
   const screenshot = seen.screenshot
   // The page froze, crashed, the browser went away, or the page left: what decided, whatever came before.
   const first =
@@ -57,10 +64,7 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
       screenshot,
     }
   }
-  const problem = first
-    ? describeProblem(first)
-    : `the canvas (${canvas!.width}×${canvas!.height}) shows one flat colour (${canvas!.first}) ` +
-      `${formatSeconds(watchMs)} after the page loaded: the game drew nothing`
+  const problem = first ? describeProblem(first) : nothingDrawn(seen, blank, watchMs)
   return {
     status: 'failed',
     line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
@@ -68,6 +72,15 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
     remedy: remedyFor(problems.kept, first, watchMs),
     screenshot,
   }
+}
+
+function nothingDrawn(seen: Seen, blank: boolean, watchMs: number): string {
+  const after = `${formatSeconds(watchMs)} after the page loaded: the game drew nothing`
+  if (blank) return `the page shows one flat colour (${seen.painted!.first}) ${after}`
+  const canvas = seen.canvas!
+  if (canvas.colours === 0)
+    return `the canvas (${canvas.width}×${canvas.height}) is covered by the page's own elements (a loading bar, a splash) ${after}`
+  return `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) where it is seen ${after}`
 }
 
 /** The page's connections to the runner's own network, refused (not a failure of the game by itself). */

@@ -20,7 +20,14 @@ import { requireChrome } from './identify.ts'
 import { followRequests, type Progress } from './pending.ts'
 import { launchBrowser } from './launch.ts'
 import type { Sandbox } from './sandbox.ts'
-import { countColours, engineReports, largestCanvas, type CanvasSeen, type EngineReport } from './in-page.ts'
+import {
+  countColours,
+  engineReports,
+  largestCanvas,
+  type CanvasSeen,
+  type EngineReport,
+  type PageSeen,
+} from './in-page.ts'
 import { ProblemLog } from './problems.ts'
 
 export type Problem =
@@ -53,6 +60,8 @@ export interface Seen {
   answered: number
   /** The largest canvas the page shows, as the screenshot has it; undefined when it shows none. */
   canvas?: CanvasSeen
+  /** What the whole screenshot shows; undefined when none could be taken. */
+  painted?: PageSeen
   /** The PNG written; undefined when none could be taken. */
   screenshot?: string
   /** Whether Chrome's sandbox held the page, and why not. */
@@ -316,6 +325,7 @@ async function screenshot(browser: Browser, page: Page, seen: Seen, options: Wat
   await rm(options.screenshotFile, { force: true })
   await writeFile(options.screenshotFile, png, { flag: 'wx', mode: 0o644 })
   seen.screenshot = options.screenshotFile
-  if (rect)
-    seen.canvas = await within(countColours(browser, Buffer.from(png), rect), AFTER_WATCH_MS, 'the browser')
+  const shows = await within(countColours(browser, Buffer.from(png), rect), AFTER_WATCH_MS, 'the browser')
+  seen.painted = shows.page
+  seen.canvas = shows.canvas
 }
