@@ -6,6 +6,7 @@ import { formatBytes, formatSeconds, plural } from '../../common/format.ts'
 import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
 import { COMPRESSIONS, ENGINES } from '../collect/engines.ts'
+import type { CanvasSeen } from './in-page.ts'
 import type { Problem, Seen } from './watch.ts'
 
 export type SmokeStatus = 'passed' | 'failed' | 'skipped'
@@ -20,6 +21,8 @@ export interface SmokeResult {
   remedy?: string
   /** The PNG of the page when the watch ended. */
   screenshot?: string
+  /** The signal that decided: "the page left the deployed URL", "no problem seen, and the canvas drew (screenshot)". */
+  decidedBy?: string
   /** The version the namespace was put back on (on-verify-failure: rollback). */
   rolledBackTo?: string
 }
@@ -61,6 +64,7 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
     return {
       status: 'passed',
       line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
+      decidedBy: `no problem seen, and ${canvas ? 'the canvas drew' : 'the page painted'} (screenshot)`,
       screenshot,
     }
   }
@@ -69,9 +73,39 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
     status: 'failed',
     line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
     problem,
+    decidedBy: first ? signalOf(first) : drawnSignal(blank, canvas),
     remedy: remedyFor(problems.kept, first, watchMs),
     screenshot,
   }
+}
+
+/** The signal a problem is, in the log's words. */
+function signalOf(problem: Problem): string {
+  switch (problem.kind) {
+    case 'browser':
+      return 'the page or the browser stopped answering'
+    case 'left':
+      return 'the page left the deployed URL'
+    case 'request':
+      if (problem.stalled) return 'a request not ended when the watch ended'
+      return problem.status !== undefined ? 'a request answered with an error' : 'a request that failed'
+    case 'exception':
+      return 'an uncaught exception'
+    case 'console':
+      return 'a console.error'
+    case 'alert':
+      return 'an alert'
+    case 'engine':
+      return `${ENGINES[problem.engine].name}'s report on the page`
+    case 'load':
+      return 'the page did not load'
+  }
+}
+
+function drawnSignal(blank: boolean, canvas: CanvasSeen | undefined): string {
+  if (blank) return 'the screenshot: the page one flat colour'
+  if (canvas?.colours === 0) return 'the screenshot: the canvas covered'
+  return 'the screenshot: the canvas one flat colour where it shows'
 }
 
 function nothingDrawn(seen: Seen, blank: boolean, watchMs: number): string {
