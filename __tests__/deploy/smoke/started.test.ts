@@ -99,6 +99,13 @@ fetch('/Build/game.data').then((answer) => answer.arrayBuffer())
         response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': '65536' })
         response.write(Buffer.alloc(1000))
       },
+      '/stops/': `<!DOCTYPE html><body>${CANVAS}<script>
+addEventListener('load', () => fetch('/stop-browser'))
+</script></body>`,
+      '/stop-browser': (_request, response) => {
+        response.end('stopped')
+        for (const { pid } of browsers()) process.kill(pid, 'SIGSTOP')
+      },
       '/kill-renderer': (_request, response) => {
         for (const { pid, cmdline } of descendants())
           if (cmdline.includes('--type=renderer')) process.kill(pid, 'SIGKILL')
@@ -131,6 +138,17 @@ fetch('/Build/game.data').then((answer) => answer.arrayBuffer())
       assert.equal(smoke.status, 'failed', lines.join('\n'))
       assert.match(smoke.line, /first: the page's renderer crashed/)
       assert.ok(kept(seen, 'before the crash'), 'the problems seen before are kept')
+      assert.deepEqual(browsers(), [], 'no browser process is left')
+    },
+  )
+
+  test(
+    'a browser that stops answering (stopped mid-watch): failed, said so, its processes ended',
+    { ...BOUND, skip: process.platform !== 'linux' && 'stops the browser through /proc' },
+    async () => {
+      const { smoke, lines } = await smokeOf(`${origin}/stops/`, browserPath)
+      assert.equal(smoke.status, 'failed', lines.join('\n'))
+      assert.match(smoke.line, /first: the browser stopped answering/)
       assert.deepEqual(browsers(), [], 'no browser process is left')
     },
   )

@@ -65,7 +65,15 @@ export async function stillAnswering(browser: Browser, page: Page): Promise<stri
       AFTER_WATCH_MS,
       'the page',
     ),
-    within(browser.version(), AFTER_WATCH_MS, 'the browser'),
+    // Asked afresh: the driver keeps the version it was told at the start.
+    within(
+      browser
+        .target()
+        .createCDPSession()
+        .then((session) => session.send('Browser.getVersion')),
+      AFTER_WATCH_MS,
+      'the browser',
+    ),
   ])
   if (browserAnswer.status === 'rejected')
     return `the browser stopped answering: it did not answer within ${AFTER_WATCH_MS / 1000} s after the watch`
