@@ -50771,19 +50771,15 @@ const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY
  * One keep-alive connection pool for every call of a run: API calls and part uploads alike. Behind a
  * proxy it goes through the one HTTPS_PROXY / HTTP_PROXY names, except to the hosts NO_PROXY names, as
  * @actions/http-client and curl do; like curl, a plain-http URL is sent to the proxy as is, an https
- * URL through a CONNECT tunnel. (undici 6, which @actions/http-client bundles too, calls that agent
- * experimental and warns once when it is made: so it is made only when a proxy is named.)
+ * URL through a CONNECT tunnel. (undici calls that agent experimental and warns once when it is made:
+ * so it is made only when a proxy is named.)
  */
 function createAgent() {
     const options = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 15_000 } };
     if (!PROXY_VARIABLES.some((name) => process.env[name]))
         return new undici/* Agent */.g6(options);
-    // Handed on to its ProxyAgents (undici 6's types leave proxyTunnel out of EnvHttpProxyAgent's options).
-    const proxied = {
-        ...options,
-        proxyTunnel: false,
-    };
-    return new undici/* EnvHttpProxyAgent */.J2(proxied);
+    // Handed on to its ProxyAgents: a plain-http URL is sent to the proxy as is, as curl does.
+    return new undici/* EnvHttpProxyAgent */.J2({ ...options, proxyTunnel: false });
 }
 /** The largest answer read: a site's presigned requests for 20,000 files are some MB. */
 const ANSWER_BYTES_LIMIT = 128 * 1024 * 1024;
