@@ -77907,89 +77907,39 @@ function verdict_judge(seen, watchMs) {
     const { problems, canvas } = seen;
     const failedRequests = problems.count('request');
     const errors = problems.count() - failedRequests;
-    // Judged on what shows in the screenshot: a page of one colour painted nothing, and a canvas
-    // under a loading bar is what is left of it in sight.
-    const blank = seen.painted !== undefined && seen.painted.colours <= 1;
-    const flat = blank || (canvas !== undefined && canvas.colours <= 1);
+    const flat = canvas !== undefined && canvas.colours <= 1;
     const counts = [
         plural(errors, 'error'),
         plural(seen.answered, 'request') + ' answered',
         ...(failedRequests ? [plural(failedRequests, 'request') + ' failed'] : []),
         ...refusedCount(seen),
     ];
-    const drew = blank
-        ? `the page one flat colour (${seen.painted.first})`
-        : !canvas
-            ? seen.screenshot
-                ? 'no canvas on the page'
-                : 'no screenshot'
-            : canvas.colours === 0
-                ? 'the canvas covered by the page'
-                : flat
-                    ? `the canvas one flat colour (${canvas.first})`
-                    : 'the canvas drew';
+    const drew = !canvas
+        ? 'no canvas on the page'
+        : flat
+            ? `the canvas one flat colour (${canvas.first})`
+            : 'the canvas drew';
     const screenshot = seen.screenshot;
-    // The page froze, crashed, the browser went away, or the page left: what decided, whatever came before.
-    const first = problems.kept.find((p) => p.kind === 'browser') ??
-        problems.kept.find((p) => p.kind === 'left') ??
-        problems.kept[0];
+    const first = problems.kept[0];
     if (!first && !flat) {
         const when = seen.loadMs === undefined ? '' : ` in ${formatSeconds(seen.loadMs)}`;
         return {
             status: 'passed',
             line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
-            decidedBy: `no problem seen, and ${canvas ? 'the canvas drew' : 'the page painted'} (screenshot)`,
             screenshot,
         };
     }
-    const problem = first ? describeProblem(first) : nothingDrawn(seen, blank, watchMs);
+    const problem = first
+        ? describeProblem(first)
+        : `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) ` +
+            `${formatSeconds(watchMs)} after the page loaded: the game drew nothing`;
     return {
         status: 'failed',
         line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
         problem,
-        decidedBy: first ? signalOf(first) : drawnSignal(blank, canvas),
         remedy: remedyFor(problems.kept, first, watchMs),
         screenshot,
     };
-}
-/** The signal a problem is, in the log's words. */
-function signalOf(problem) {
-    switch (problem.kind) {
-        case 'browser':
-            return 'the page or the browser stopped answering';
-        case 'left':
-            return 'the page left the deployed URL';
-        case 'request':
-            if (problem.stalled)
-                return 'a request not ended when the watch ended';
-            return problem.status !== undefined ? 'a request answered with an error' : 'a request that failed';
-        case 'exception':
-            return 'an uncaught exception';
-        case 'console':
-            return 'a console.error';
-        case 'alert':
-            return 'an alert';
-        case 'engine':
-            return `${ENGINES[problem.engine].name}'s report on the page`;
-        case 'load':
-            return 'the page did not load';
-    }
-}
-function drawnSignal(blank, canvas) {
-    if (blank)
-        return 'the screenshot: the page one flat colour';
-    if (canvas?.colours === 0)
-        return 'the screenshot: the canvas covered';
-    return 'the screenshot: the canvas one flat colour where it shows';
-}
-function nothingDrawn(seen, blank, watchMs) {
-    const after = `${formatSeconds(watchMs)} after the page loaded: the game drew nothing`;
-    if (blank)
-        return `the page shows one flat colour (${seen.painted.first}) ${after}`;
-    const canvas = seen.canvas;
-    if (canvas.colours === 0)
-        return `the canvas (${canvas.width}×${canvas.height}) is covered by the page's own elements (a loading bar, a splash) ${after}`;
-    return `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) where it is seen ${after}`;
 }
 /** The page's connections to the runner's own network, refused (not a failure of the game by itself). */
 function refusedCount(seen) {
@@ -78008,8 +77958,6 @@ function describeProblem(problem) {
         case 'console':
             return `console.error: ${problem.message}${problem.url ? ` (${problem.url})` : ''}`;
         case 'request':
-            if (problem.stalled)
-                return stalledRequest(problem.url, problem.stalled);
             return problem.status !== undefined
                 ? `${problem.url} answered ${problem.status}`
                 : `${problem.url} could not be fetched (${problem.failure})`;
@@ -78019,15 +77967,7 @@ function describeProblem(problem) {
             return `${ENGINES[problem.engine].name} reported: ${problem.message}`;
         case 'load':
             return `the page did not load: ${problem.message}`;
-        case 'browser':
-            return problem.message;
-        case 'left':
-            return `the page left the deployed URL for ${problem.url}`;
     }
-}
-function stalledRequest(url, { bytes, total, ms }) {
-    const of = total === undefined ? '' : ` of ${formatBytes(total)}`;
-    return `${url} had not ended when the watch ended: ${formatBytes(bytes)}${of} arrived in ${formatSeconds(ms)}`;
 }
 const SUFFIXES = COMPRESSIONS.map(({ suffix }) => suffix.slice(1)).join('|');
 /**
@@ -78041,8 +77981,6 @@ const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i;
 function remedyFor(problems, first, watchMs) {
     if (!first)
         return `if the game takes longer than ${formatSeconds(watchMs)} to draw, raise ${inputName(table_Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`;
-    if (first.kind === 'request' && first.stalled)
-        return `the host stalled on it, or the game waits on a request that never ends: open the URL in a browser and watch its network panel; if the file is only slow, raise ${inputName(table_Input.SmokeTestSeconds)}`;
     if (first.kind === 'request')
         return requestRemedy(first.status);
     const said = problems
@@ -78059,10 +77997,6 @@ function remedyFor(problems, first, watchMs) {
     if (ISOLATION.test(said))
         return ('a Godot export with thread support needs the page cross-origin isolated, which this CDN cannot send: export ' +
             "without threads, or as a Progressive Web App with 'Ensure Cross Origin Isolation Headers'");
-    if (first.kind === 'browser')
-        return 'open the URL in a browser and watch its main thread (the performance panel) and its memory: a re-run checks again';
-    if (first.kind === 'left')
-        return 'find what sends the page away (a redirect of its script, a link followed, a frame-busting script): the game must run at the deployed URL';
     if (first.kind === 'load')
         return 'check that the URL opens in a browser; a re-run checks again';
     return "fix the error it names, and check that the game runs from this URL (an absolute path, another host's origin)";
@@ -78386,194 +78320,6 @@ async function read(socket, n) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/deploy/smoke/ending.ts
-// How a watch ends when the page or the browser stops answering: every call to them after the watch
-// is raced against a deadline, a crashed renderer or a browser gone ends the watch at once, and the
-// browser's processes are killed on the way out. The problems seen before are kept: a game that
-// froze or crashed did not start.
-/** How long a call to the page or the browser may take once the watch is over. */
-const AFTER_WATCH_MS = 5_000;
-/** The bound of any one call to the browser (puppeteer's protocolTimeout). */
-const PROTOCOL_TIMEOUT_MS = 30_000;
-/** How long the browser is given to close before its processes are killed. */
-const CLOSE_MS = 3_000;
-class NoAnswer extends Error {
-    name = 'NoAnswer';
-}
-/** The call's answer, or a NoAnswer naming it once ms have passed without one. */
-async function within(call, ms, what) {
-    let timer;
-    const late = new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new NoAnswer(`${what} did not answer within ${ms / 1000} s`)), ms);
-    });
-    try {
-        return await Promise.race([call, late]);
-    }
-    finally {
-        clearTimeout(timer);
-    }
-}
-function watchGone(browser, page) {
-    const controller = new AbortController();
-    const end = (why) => {
-        if (!controller.signal.aborted)
-            controller.abort(why);
-    };
-    // puppeteer's only 'error' on a page is Inspector.targetCrashed.
-    page.on('error', () => end("the page's renderer crashed (its process ended) while it was watched"));
-    browser.on('disconnected', () => end('the browser exited or dropped its connection while the page was watched'));
-    return {
-        signal: controller.signal,
-        reason: () => (controller.signal.aborted ? String(controller.signal.reason) : undefined),
-    };
-}
-/**
- * Whether the page and the browser still answer: a page that does not while the browser does is
- * frozen (a loop that never yields); one where neither does, the browser stopped answering.
- */
-async function stillAnswering(browser, page) {
-    const [pageAnswer, browserAnswer] = await Promise.allSettled([
-        within(page.evaluate(() => 1), AFTER_WATCH_MS, 'the page'),
-        // Asked afresh: the driver keeps the version it was told at the start.
-        within(browser
-            .target()
-            .createCDPSession()
-            .then((session) => session.send('Browser.getVersion')), AFTER_WATCH_MS, 'the browser'),
-    ]);
-    if (browserAnswer.status === 'rejected')
-        return `the browser stopped answering: it did not answer within ${AFTER_WATCH_MS / 1000} s after the watch`;
-    if (pageAnswer.status === 'rejected')
-        return `the page's main thread froze: it did not answer within ${AFTER_WATCH_MS / 1000} s after the watch (a loop that never yields)`;
-    return undefined;
-}
-/** Closes the browser, and kills what is left of its processes (its process group, where there is one). */
-async function endBrowser(browser) {
-    const child = browser.process();
-    await within(browser.close(), CLOSE_MS, 'the browser').catch(() => undefined);
-    if (!child?.pid)
-        return;
-    const exited = child.exitCode !== null || child.signalCode !== null
-        ? Promise.resolve()
-        : new Promise((resolve) => child.once('exit', () => resolve()));
-    try {
-        // Launched detached on POSIX: the group is the browser and every process it started.
-        if (process.platform === 'win32')
-            child.kill('SIGKILL');
-        else
-            process.kill(-child.pid, 'SIGKILL');
-    }
-    catch {
-        // Already ended.
-    }
-    await within(exited, CLOSE_MS, 'the browser').catch(() => undefined);
-}
-
-;// CONCATENATED MODULE: ./src/deploy/smoke/identify.ts
-// Whether the program the smoke test is to open the game in is a Chrome or Chromium, asked before it
-// is launched: anything else (a script, another browser) would be waited on for the whole launch
-// timeout and leave its children running. Its answer to --version says what it is.
-
-
-
-/** How long the program has to say what it is. */
-const VERSION_TIMEOUT_MS = 5_000;
-/** Chrome, Chromium, Chrome for Testing, Edge: Chromium's family, which the driver speaks to. */
-const CHROMIUM_FAMILY = /Chrom|Edge/;
-/** Its first line of answer to --version, read within the timeout; its processes ended whatever it does. */
-async function askVersion(file, timeoutMs = VERSION_TIMEOUT_MS) {
-    // Its own process group (POSIX): whatever it starts is ended with it.
-    const child = (0,external_node_child_process_.spawn)(file, ['--version'], {
-        stdio: ['ignore', 'pipe', 'ignore'],
-        detached: process.platform !== 'win32',
-    });
-    let said = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk) => {
-        if (said.length < 1000)
-            said += chunk;
-    });
-    const ended = await new Promise((resolve) => {
-        const timer = setTimeout(() => resolve(false), timeoutMs);
-        child.once('error', () => resolve(false));
-        child.once('close', () => {
-            clearTimeout(timer);
-            resolve(true);
-        });
-    });
-    const running = child.exitCode === null && child.signalCode === null;
-    const exited = running ? new Promise((resolve) => child.once('exit', resolve)) : undefined;
-    endGroup(child.pid);
-    if (running)
-        child.kill('SIGKILL');
-    // A program that could not be started (EACCES) never exits: not waited for.
-    if (exited)
-        await within(exited, VERSION_TIMEOUT_MS, file).catch(() => undefined);
-    return ended ? said.split('\n')[0]?.trim() : undefined;
-}
-function endGroup(pid) {
-    if (!pid || process.platform === 'win32')
-        return;
-    try {
-        process.kill(-pid, 'SIGKILL');
-    }
-    catch {
-        // Ended already, with everything it started.
-    }
-}
-/**
- * Throws, naming the program and what it said, when it is not one of Chromium's family. Chrome on
- * Windows prints nothing for --version: there, the launch's own timeout is left to tell.
- */
-async function requireChrome(file, platform = process.platform) {
-    if (platform === 'win32')
-        return;
-    const said = await askVersion(file);
-    if (said !== undefined && CHROMIUM_FAMILY.test(said))
-        return;
-    const what = said === undefined
-        ? `it did not answer --version within ${VERSION_TIMEOUT_MS / 1000} s`
-        : said
-            ? `it answers --version with "${clip(said, 100)}"`
-            : 'it answers --version with nothing';
-    throw new Error(`${file} is not Chrome or Chromium: ${what}`);
-}
-
-;// CONCATENATED MODULE: ./src/deploy/smoke/pending.ts
-// The requests the page began and that had not ended when the watch ended: a build stalled on its
-// data file looks started (its page drew its first frame) but is not. Read from the protocol, which
-// says how many bytes of each arrived.
-/**
- * Follows the page's requests through the protocol; what it returns says how far the last one of a
- * URL got. Whether it ended is the driver's to say: a worker's script is begun by the page but ends in
- * the worker, which this session does not hear.
- */
-async function followRequests(cdp, now) {
-    const open = new Map();
-    let mainFrame;
-    cdp.on('Network.requestWillBeSent', ({ requestId, loaderId, frameId, type, request }) => {
-        // A new document in the main frame: the page that began the others is gone (some never report an end).
-        if (type === 'Document' && requestId === loaderId && (mainFrame ??= frameId) === frameId)
-            open.clear();
-        const redirected = open.get(requestId);
-        open.set(requestId, { url: request.url, bytes: 0, started: redirected?.started ?? now() });
-    });
-    cdp.on('Network.responseReceived', ({ requestId, response }) => {
-        const request = open.get(requestId);
-        const length = Number(Object.entries(response.headers).find(([name]) => name.toLowerCase() === 'content-length')?.[1]);
-        if (request && Number.isFinite(length))
-            request.total = length;
-    });
-    cdp.on('Network.dataReceived', ({ requestId, dataLength, encodedDataLength }) => {
-        const request = open.get(requestId);
-        if (request)
-            request.bytes += encodedDataLength || dataLength;
-    });
-    cdp.on('Network.loadingFinished', ({ requestId }) => void open.delete(requestId));
-    cdp.on('Network.loadingFailed', ({ requestId }) => void open.delete(requestId));
-    await cdp.send('Network.enable');
-    return (url) => [...open.values()].findLast((request) => request.url === url);
-}
-
 ;// CONCATENATED MODULE: ./src/deploy/smoke/env.ts
 // The environment the browser is started with. The page it opens runs a build's own code, a fork's on
 // a pull request's preview, and every renderer can read its own environment: the run's (the inputs,
@@ -78724,7 +78470,6 @@ async function launchSandboxed(launch, host = thisHost()) {
 // environment of env.ts, the sandbox of sandbox.ts, and every connection through guard.ts.
 
 
-
 /**
  * What a browser on a runner needs: no GPU, nothing fetched of its own; the sandbox unless refused;
  * every connection through the proxy, loopback's too, and no name resolved by the browser itself.
@@ -78766,8 +78511,6 @@ async function launchBrowser(options) {
         handleSIGTERM: false,
         handleSIGHUP: false,
         timeout: options.timeoutMs,
-        // Every call to the browser bounded: one that stops answering fails the check in seconds, not minutes.
-        protocolTimeout: PROTOCOL_TIMEOUT_MS,
     }));
 }
 
@@ -78797,7 +78540,7 @@ function engineReports() {
         reports.push({ engine: 'godot', message: text(notice) });
     return reports;
 }
-/** The largest canvas in the viewport; undefined when the page shows none. */
+/** The largest canvas in the viewport, clipped to it; undefined when the page shows none. */
 function largestCanvas() {
     const { document, innerWidth, innerHeight } = globalThis;
     let best;
@@ -78808,65 +78551,37 @@ function largestCanvas() {
         const width = Math.min(innerWidth, r.right) - x;
         const height = Math.min(innerHeight, r.bottom) - y;
         if (width >= 1 && height >= 1 && (!best || width * height > best.width * best.height))
-            best = { x, y, width, height, canvas };
+            best = { x, y, width, height };
     }
-    if (!best)
-        return undefined;
-    const { canvas, ...rect } = best;
-    // About 4,000 points at most: what a loading bar or a splash over the canvas leaves of it.
-    const step = Math.max(1, Math.ceil(Math.sqrt((rect.width * rect.height) / 4096)));
-    const visible = [];
-    for (let y = rect.y + step / 2; y < rect.y + rect.height; y += step)
-        for (let x = rect.x + step / 2; x < rect.x + rect.width; x += step)
-            if (document.elementFromPoint(x, y) === canvas)
-                visible.push([Math.floor(x), Math.floor(y)]);
-    return { ...rect, visible };
+    return best;
 }
 /** Past this many colours the count stops: it says the canvas drew, not how much. */
 const COLOURS_COUNTED = 256;
 /**
- * Whether the page and its canvas drew anything: the screenshot's pixels, all of them and those where
- * the canvas shows, decoded by the browser itself (in a blank page of its own, out of the game's
- * reach), are one flat colour or not.
+ * Whether a canvas drew anything: the screenshot's pixels inside it, decoded by the browser itself (in
+ * a blank page of its own, out of the game's reach), are one flat colour or not.
  */
-async function countColours(browser, png, area) {
+async function countColours(browser, png, rect) {
     const page = await browser.newPage();
     try {
-        const [whole, shown] = await page.evaluate(async (base64, points, most) => {
+        return await page.evaluate(async (base64, area, most) => {
             const { createImageBitmap, OffscreenCanvas } = globalThis;
             const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
             const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
-            const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+            const x = Math.floor(area.x);
+            const y = Math.floor(area.y);
+            const width = Math.max(1, Math.min(bitmap.width - x, Math.floor(area.width)));
+            const height = Math.max(1, Math.min(bitmap.height - y, Math.floor(area.height)));
+            const canvas = new OffscreenCanvas(width, height);
             const context = canvas.getContext('2d');
-            context.drawImage(bitmap, 0, 0);
-            const data = context.getImageData(0, 0, bitmap.width, bitmap.height).data;
-            const hex = (n) => `#${n.toString(16).padStart(6, '0')}`;
-            const count = (offsets) => {
-                const seen = new Set();
-                let first;
-                for (const i of offsets) {
-                    const colour = (data[i] << 16) | (data[i + 1] << 8) | data[i + 2];
-                    first ??= colour;
-                    seen.add(colour);
-                    if (seen.size >= most)
-                        break;
-                }
-                return { colours: seen.size, first: first === undefined ? undefined : hex(first) };
-            };
-            function* all() {
-                for (let i = 0; i < data.length; i += 4)
-                    yield i;
-            }
-            function* at(list) {
-                for (const [x, y] of list)
-                    if (x < bitmap.width && y < bitmap.height)
-                        yield (y * bitmap.width + x) * 4;
-            }
-            return [count(all()), points && count(at(points))];
-        }, png.toString('base64'), area?.visible, COLOURS_COUNTED);
-        const canvas = area &&
-            shown && { width: Math.floor(area.width), height: Math.floor(area.height), ...shown };
-        return { page: { colours: whole.colours, first: whole.first ?? '#000000' }, canvas };
+            context.drawImage(bitmap, x, y, width, height, 0, 0, width, height);
+            const data = context.getImageData(0, 0, width, height).data;
+            const seen = new Set();
+            for (let i = 0; i < data.length && seen.size < most; i += 4)
+                seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+            const first = (data[0] << 16) | (data[1] << 8) | data[2];
+            return { width, height, colours: seen.size, first: `#${first.toString(16).padStart(6, '0')}` };
+        }, png.toString('base64'), rect, COLOURS_COUNTED);
     }
     finally {
         await page.close().catch(() => undefined);
@@ -78944,11 +78659,7 @@ function cutProblem(problem) {
 
 
 
-
-
-
 async function watchPage(options) {
-    await requireChrome(options.browserPath);
     const guard = await startGuard({ own: destinationOf(new URL(options.url)) });
     try {
         const { browser, sandbox } = await launchBrowser({
@@ -78956,20 +78667,15 @@ async function watchPage(options) {
             timeoutMs: options.loadTimeoutMs,
             proxy: guard.proxy,
         });
-        try {
-            const seen = {
-                browser: browserName(options.browserPath, await within(browser.version(), AFTER_WATCH_MS, 'the browser')),
-                problems: new ProblemLog(),
-                answered: 0,
-                sandbox,
-            };
-            await watchIn(browser, seen, guard, options);
-            seen.refused = { count: guard.refused, named: guard.named, destinations: guard.destinations() };
-            return seen;
-        }
-        finally {
-            await endBrowser(browser);
-        }
+        const seen = {
+            browser: browserName(options.browserPath, await browser.version()),
+            problems: new ProblemLog(),
+            answered: 0,
+            sandbox,
+        };
+        await watchIn(browser, seen, guard, options);
+        seen.refused = { count: guard.refused, named: guard.named, destinations: guard.destinations() };
+        return seen;
     }
     finally {
         await guard.close();
@@ -78980,51 +78686,24 @@ async function watchIn(browser, seen, guard, options) {
     options.signal.addEventListener('abort', close, { once: true });
     try {
         const page = await browser.newPage();
-        const gone = watchGone(browser, page);
-        const inFlight = watch_listen(page, seen, guard, options.url);
+        const inFlight = watch_listen(page, seen, guard);
         const cdp = await page.createCDPSession();
         await listenForExceptions(cdp, seen);
-        const progress = await followRequests(cdp, options.now);
         if (options.basicAuth)
             await answerAuth(cdp, new URL(options.url).origin, options.basicAuth);
-        await load(page, seen, options, gone);
-        await settle(page, inFlight, options, gone.signal).catch((error) => {
-            if (!gone.signal.aborted)
-                throw error;
-        });
-        options.signal.throwIfAborted();
-        const stopped = gone.reason() ?? (await stillAnswering(browser, page));
-        if (stopped)
-            return void seen.problems.push({ kind: 'browser', message: stopped });
-        stillOpen(inFlight, progress, seen, options.now());
+        await load(page, seen, options);
+        await settle(page, inFlight, options);
         await readEngineReports(page, seen);
         await screenshot(browser, page, seen, options);
         options.signal.throwIfAborted();
     }
-    catch (error) {
-        options.signal.throwIfAborted();
-        // The page or the browser stopped answering a call: the game did not start, whatever was seen before.
-        seen.problems.push({
-            kind: 'browser',
-            message: `the browser stopped answering (${errorMessage(error).split('\n')[0]})`,
-        });
-    }
     finally {
         options.signal.removeEventListener('abort', close);
-    }
-}
-/** The requests not ended when the watch ended: how much of each arrived, in how long. */
-function stillOpen(inFlight, progress, seen, now) {
-    for (const request of inFlight) {
-        const url = request.url();
-        if (!web(url) || icon(request))
-            continue;
-        const { bytes = 0, total, started = now } = progress(url) ?? {};
-        seen.problems.push({ kind: 'request', url, stalled: { bytes, total, ms: now - started } });
+        await browser.close().catch(() => undefined);
     }
 }
 /** Records what happens on the page; returns the requests in flight. */
-function watch_listen(page, seen, guard, url) {
+function watch_listen(page, seen, guard) {
     const inFlight = new Set();
     const refused = new Set();
     const problem = (p) => seen.problems.push(p);
@@ -79038,23 +78717,11 @@ function watch_listen(page, seen, guard, url) {
         problem({ kind: 'alert', message: dialog.message() });
         void dialog.dismiss().catch(() => undefined);
     });
-    let navigatingTo = url;
-    page.on('request', (request) => {
-        inFlight.add(request);
-        if (request.isNavigationRequest() && request.frame() === page.mainFrame())
-            navigatingTo = request.url();
-    });
-    const origin = new URL(url).origin;
+    page.on('request', (request) => void inFlight.add(request));
+    // A page that left for another keeps none of its requests waited for (some never report an end).
     page.on('framenavigated', (frame) => {
-        if (frame !== page.mainFrame())
-            return;
-        // A hash or pushState within the deployed origin stays; another origin, about:blank, leaves.
-        // The browser's error page stands for the address it could not reach.
-        const to = frame.url().startsWith('chrome-error:') ? navigatingTo : frame.url();
-        if (originOf(to) !== origin)
-            problem({ kind: 'left', url: to });
-        // A page that left for another keeps none of its requests waited for (some never report an end).
-        inFlight.clear();
+        if (frame === page.mainFrame())
+            inFlight.clear();
     });
     // Said as soon as its headers arrive: before what the page does about it (a loader's error).
     page.on('response', (response) => {
@@ -79082,14 +78749,6 @@ function watch_listen(page, seen, guard, url) {
     });
     return inFlight;
 }
-const originOf = (url) => {
-    try {
-        return new URL(url).origin;
-    }
-    catch {
-        return 'null';
-    }
-};
 const web = (url) => url.startsWith('http:') || url.startsWith('https:');
 /** The browser's own request for the tab's icon: a site without one still starts. */
 const icon = (request) => request.resourceType() === 'other' && new URL(request.url()).pathname.endsWith('/favicon.ico');
@@ -79129,19 +78788,14 @@ async function answerAuth(cdp, origin, auth) {
             .catch(() => undefined);
     });
 }
-async function load(page, seen, options, gone) {
+async function load(page, seen, options) {
     const started = options.now();
     try {
-        const ended = new Promise((_, reject) => {
-            gone.signal.addEventListener('abort', () => reject(new Error(gone.reason())), { once: true });
-        });
-        await Promise.race([page.goto(options.url, { waitUntil: 'load', timeout: options.loadTimeoutMs }), ended]);
+        await page.goto(options.url, { waitUntil: 'load', timeout: options.loadTimeoutMs });
         seen.loadMs = options.now() - started;
     }
     catch (error) {
         options.signal.throwIfAborted();
-        if (gone.signal.aborted)
-            return;
         const message = errorMessage(error).split('\n')[0];
         seen.problems.push({ kind: 'load', message });
     }
@@ -79151,8 +78805,8 @@ const IN_FLIGHT_CHECK_MS = 100;
  * Watches for watchMs after the load, then while requests are in flight, for as long again at most:
  * a game that polls or streams is not waited for beyond that.
  */
-async function settle(page, inFlight, options, gone) {
-    const signal = AbortSignal.any([options.signal, gone]);
+async function settle(page, inFlight, options) {
+    const { signal } = options;
     await (0,promises_namespaceObject.setTimeout)(options.watchMs, undefined, { signal });
     const settled = () => Promise.resolve(inFlight.size && !page.isClosed() ? {} : undefined);
     await pollUntil(settled, {
@@ -79163,7 +78817,7 @@ async function settle(page, inFlight, options, gone) {
     });
 }
 async function readEngineReports(page, seen) {
-    const reports = await within(page.evaluate(engineReports), AFTER_WATCH_MS, 'the page').catch(() => []);
+    const reports = await page.evaluate(engineReports).catch(() => []);
     // Unity's template alerts what its banner shows: said once.
     const alerted = new Set(seen.problems.kept.map((p) => (p.kind === 'alert' ? p.message : '')));
     for (const report of reports)
@@ -79172,16 +78826,15 @@ async function readEngineReports(page, seen) {
 }
 /** The viewport as a PNG, and what the largest canvas on it shows. */
 async function screenshot(browser, page, seen, options) {
-    const rect = await within(page.evaluate(largestCanvas), AFTER_WATCH_MS, 'the page').catch(() => undefined);
+    const rect = await page.evaluate(largestCanvas).catch(() => undefined);
     await (0,promises_.mkdir)(external_node_path_default().dirname(options.screenshotFile), { recursive: true });
-    const png = await within(page.screenshot({ type: 'png' }), AFTER_WATCH_MS, 'the screenshot');
+    const png = await page.screenshot({ type: 'png' });
     // A new file of our own: whatever was at that name (a link elsewhere, for one) is removed, not written through.
     await (0,promises_.rm)(options.screenshotFile, { force: true });
     await (0,promises_.writeFile)(options.screenshotFile, png, { flag: 'wx', mode: 0o644 });
     seen.screenshot = options.screenshotFile;
-    const shows = await within(countColours(browser, Buffer.from(png), rect), AFTER_WATCH_MS, 'the browser');
-    seen.painted = shows.page;
-    seen.canvas = shows.canvas;
+    if (rect)
+        seen.canvas = await countColours(browser, Buffer.from(png), rect);
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/smoke/index.ts
@@ -79266,8 +78919,6 @@ async function look(options) {
         logger.info(`Browser sandbox off: ${seen.sandbox.why}; the page's code ran with this user's rights`);
     const smoke = verdict_judge(seen, settings.watchMs);
     logger.info(`Smoke test: ${smoke.line}`);
-    if (smoke.decidedBy)
-        logger.info(`Smoke test decided by: ${smoke.decidedBy}`);
     if (smoke.screenshot)
         logger.info(`Screenshot: ${smoke.screenshot}`);
     return smoke;

@@ -54061,89 +54061,39 @@ function judge(seen, watchMs) {
     const { problems, canvas } = seen;
     const failedRequests = problems.count('request');
     const errors = problems.count() - failedRequests;
-    // Judged on what shows in the screenshot: a page of one colour painted nothing, and a canvas
-    // under a loading bar is what is left of it in sight.
-    const blank = seen.painted !== undefined && seen.painted.colours <= 1;
-    const flat = blank || (canvas !== undefined && canvas.colours <= 1);
+    const flat = canvas !== undefined && canvas.colours <= 1;
     const counts = [
         plural(errors, 'error'),
         plural(seen.answered, 'request') + ' answered',
         ...(failedRequests ? [plural(failedRequests, 'request') + ' failed'] : []),
         ...refusedCount(seen),
     ];
-    const drew = blank
-        ? `the page one flat colour (${seen.painted.first})`
-        : !canvas
-            ? seen.screenshot
-                ? 'no canvas on the page'
-                : 'no screenshot'
-            : canvas.colours === 0
-                ? 'the canvas covered by the page'
-                : flat
-                    ? `the canvas one flat colour (${canvas.first})`
-                    : 'the canvas drew';
+    const drew = !canvas
+        ? 'no canvas on the page'
+        : flat
+            ? `the canvas one flat colour (${canvas.first})`
+            : 'the canvas drew';
     const screenshot = seen.screenshot;
-    // The page froze, crashed, the browser went away, or the page left: what decided, whatever came before.
-    const first = problems.kept.find((p) => p.kind === 'browser') ??
-        problems.kept.find((p) => p.kind === 'left') ??
-        problems.kept[0];
+    const first = problems.kept[0];
     if (!first && !flat) {
         const when = seen.loadMs === undefined ? '' : ` in ${formatSeconds(seen.loadMs)}`;
         return {
             status: 'passed',
             line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
-            decidedBy: `no problem seen, and ${canvas ? 'the canvas drew' : 'the page painted'} (screenshot)`,
             screenshot,
         };
     }
-    const problem = first ? describeProblem(first) : nothingDrawn(seen, blank, watchMs);
+    const problem = first
+        ? describeProblem(first)
+        : `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) ` +
+            `${formatSeconds(watchMs)} after the page loaded: the game drew nothing`;
     return {
         status: 'failed',
         line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
         problem,
-        decidedBy: first ? signalOf(first) : drawnSignal(blank, canvas),
         remedy: remedyFor(problems.kept, first, watchMs),
         screenshot,
     };
-}
-/** The signal a problem is, in the log's words. */
-function signalOf(problem) {
-    switch (problem.kind) {
-        case 'browser':
-            return 'the page or the browser stopped answering';
-        case 'left':
-            return 'the page left the deployed URL';
-        case 'request':
-            if (problem.stalled)
-                return 'a request not ended when the watch ended';
-            return problem.status !== undefined ? 'a request answered with an error' : 'a request that failed';
-        case 'exception':
-            return 'an uncaught exception';
-        case 'console':
-            return 'a console.error';
-        case 'alert':
-            return 'an alert';
-        case 'engine':
-            return `${ENGINES[problem.engine].name}'s report on the page`;
-        case 'load':
-            return 'the page did not load';
-    }
-}
-function drawnSignal(blank, canvas) {
-    if (blank)
-        return 'the screenshot: the page one flat colour';
-    if (canvas?.colours === 0)
-        return 'the screenshot: the canvas covered';
-    return 'the screenshot: the canvas one flat colour where it shows';
-}
-function nothingDrawn(seen, blank, watchMs) {
-    const after = `${formatSeconds(watchMs)} after the page loaded: the game drew nothing`;
-    if (blank)
-        return `the page shows one flat colour (${seen.painted.first}) ${after}`;
-    const canvas = seen.canvas;
-    if (canvas.colours === 0)
-        return `the canvas (${canvas.width}×${canvas.height}) is covered by the page's own elements (a loading bar, a splash) ${after}`;
-    return `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) where it is seen ${after}`;
 }
 /** The page's connections to the runner's own network, refused (not a failure of the game by itself). */
 function refusedCount(seen) {
@@ -54162,8 +54112,6 @@ function describeProblem(problem) {
         case 'console':
             return `console.error: ${problem.message}${problem.url ? ` (${problem.url})` : ''}`;
         case 'request':
-            if (problem.stalled)
-                return stalledRequest(problem.url, problem.stalled);
             return problem.status !== undefined
                 ? `${problem.url} answered ${problem.status}`
                 : `${problem.url} could not be fetched (${problem.failure})`;
@@ -54173,15 +54121,7 @@ function describeProblem(problem) {
             return `${ENGINES[problem.engine].name} reported: ${problem.message}`;
         case 'load':
             return `the page did not load: ${problem.message}`;
-        case 'browser':
-            return problem.message;
-        case 'left':
-            return `the page left the deployed URL for ${problem.url}`;
     }
-}
-function stalledRequest(url, { bytes, total, ms }) {
-    const of = total === undefined ? '' : ` of ${formatBytes(total)}`;
-    return `${url} had not ended when the watch ended: ${formatBytes(bytes)}${of} arrived in ${formatSeconds(ms)}`;
 }
 const SUFFIXES = COMPRESSIONS.map(({ suffix }) => suffix.slice(1)).join('|');
 /**
@@ -54195,8 +54135,6 @@ const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i;
 function remedyFor(problems, first, watchMs) {
     if (!first)
         return `if the game takes longer than ${formatSeconds(watchMs)} to draw, raise ${inputName(Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`;
-    if (first.kind === 'request' && first.stalled)
-        return `the host stalled on it, or the game waits on a request that never ends: open the URL in a browser and watch its network panel; if the file is only slow, raise ${inputName(Input.SmokeTestSeconds)}`;
     if (first.kind === 'request')
         return requestRemedy(first.status);
     const said = problems
@@ -54213,10 +54151,6 @@ function remedyFor(problems, first, watchMs) {
     if (ISOLATION.test(said))
         return ('a Godot export with thread support needs the page cross-origin isolated, which this CDN cannot send: export ' +
             "without threads, or as a Progressive Web App with 'Ensure Cross Origin Isolation Headers'");
-    if (first.kind === 'browser')
-        return 'open the URL in a browser and watch its main thread (the performance panel) and its memory: a re-run checks again';
-    if (first.kind === 'left')
-        return 'find what sends the page away (a redirect of its script, a link followed, a frame-busting script): the game must run at the deployed URL';
     if (first.kind === 'load')
         return 'check that the URL opens in a browser; a re-run checks again';
     return "fix the error it names, and check that the game runs from this URL (an absolute path, another host's origin)";
