@@ -78272,9 +78272,9 @@ async function serve(socket, judge, refuse, track) {
     if (!upstream)
         return answer(socket, Reply.HostUnreachable);
     track(upstream);
-    socket.write(Buffer.from([VERSION, Reply.Succeeded, 0, 1, 0, 0, 0, 0, 0, 0]));
-    socket.pipe(upstream).on('close', () => socket.destroy());
-    upstream.pipe(socket).on('close', () => upstream.destroy());
+    socket.write(replyBytes(Reply.Succeeded));
+    socket.pipe(upstream);
+    upstream.pipe(socket);
     socket.once('close', () => upstream.destroy());
     upstream.once('close', () => socket.destroy());
 }
@@ -78291,8 +78291,10 @@ async function guard_open(host, port, proxy) {
     return opened ? upstream : undefined;
 }
 function answer(socket, reply) {
-    socket.end(Buffer.from([VERSION, reply, 0, 1, 0, 0, 0, 0, 0, 0]));
+    socket.end(replyBytes(reply));
 }
+/** A reply with the bound address left empty (0.0.0.0:0): no client of ours reads it. */
+const replyBytes = (reply) => Buffer.from([VERSION, reply, 0, 1, 0, 0, 0, 0, 0, 0]);
 /** The destination as the request gives it: IPv4, a name, or IPv6. */
 async function readHost(socket, type) {
     if (type === 1)

@@ -106,9 +106,9 @@ async function serve(
   const upstream = await open(verdict?.address ?? host, port, proxy)
   if (!upstream) return answer(socket, Reply.HostUnreachable)
   track(upstream)
-  socket.write(Buffer.from([VERSION, Reply.Succeeded, 0, 1, 0, 0, 0, 0, 0, 0]))
-  socket.pipe(upstream).on('close', () => socket.destroy())
-  upstream.pipe(socket).on('close', () => upstream.destroy())
+  socket.write(replyBytes(Reply.Succeeded))
+  socket.pipe(upstream)
+  upstream.pipe(socket)
   socket.once('close', () => upstream.destroy())
   upstream.once('close', () => socket.destroy())
 }
@@ -126,8 +126,11 @@ async function open(host: string, port: number, proxy: URL | undefined): Promise
 }
 
 function answer(socket: Socket, reply: Reply): void {
-  socket.end(Buffer.from([VERSION, reply, 0, 1, 0, 0, 0, 0, 0, 0]))
+  socket.end(replyBytes(reply))
 }
+
+/** A reply with the bound address left empty (0.0.0.0:0): no client of ours reads it. */
+const replyBytes = (reply: Reply) => Buffer.from([VERSION, reply, 0, 1, 0, 0, 0, 0, 0, 0])
 
 /** The destination as the request gives it: IPv4, a name, or IPv6. */
 async function readHost(socket: Socket, type: number): Promise<string | undefined> {
