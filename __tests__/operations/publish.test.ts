@@ -98,12 +98,21 @@ describe('the publish operation', () => {
     assert.equal((await served()).prod, OLD)
   })
 
-  test('from-namespace promotes what another namespace serves', async () => {
-    // staging, as on a new game of the service, is on the game's first version.
-    await publish({ namespace: 'staging', 'version-id': OLD! })
-    const result = await publish({ namespace: 'prod', 'from-namespace': 'staging' })
-    assert.equal(result.versionId, OLD)
-    assert.deepEqual(await served(), { prod: OLD, staging: OLD })
+  test('from-namespace refuses, before any write, a source whose version has no site', async () => {
+    // staging, as on a new game of the service, is on the game's first version: it serves no build.
+    // Publishing that version to prod made prod answer 404 for the whole verify wait.
+    await assert.rejects(publish({ namespace: 'prod', 'from-namespace': 'staging' }), (error: unknown) => {
+      assert.ok(error instanceof UsageError)
+      assert.match(
+        error.message,
+        /^from-namespace 'staging' serves version '0\.0\.1' \(\S+\), which has no CDN site: it serves no build, and nothing was published\. Deploy a build to staging first/,
+      )
+      return true
+    })
+    assert.equal((await served()).prod, CURRENT)
+    const writes = emulator.requests.filter((r) => r.method !== 'GET')
+    assert.deepEqual(writes, [], 'nothing was written')
+    assert.equal(emulator.versionHistory(GAME, NAMESPACE).length, 0)
   })
 
   test('clear errors before anything changes: an unknown version, namespace or source namespace', async () => {

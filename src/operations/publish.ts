@@ -207,6 +207,13 @@ async function chooseVersion(
       throw new ServiceStateError(
         `${inputName(Input.FromNamespace)} '${source.fromNamespace}' is not a namespace of game ${inputs.gameId}: it has ${describeNamespaces(namespaces)}`,
       )
+    const version = await readVersion(client, inputs.gameId, from.version_id)
+    if (!version.config.cdn?.site_id)
+      throw new ServiceStateError(
+        `${inputName(Input.FromNamespace)} '${from.name_id}' serves version '${version.display_name}' (${version.version_id}), ` +
+          `which has no CDN site: it serves no build, and nothing was published. Deploy a build to ${from.name_id} first ` +
+          `(gamehost deploy --namespace ${from.name_id}), or give a ${inputName(Input.VersionId)}`,
+      )
     return from.version_id
   }
   const { versions } = await client.getNamespaceVersionHistory(inputs.gameId, target.namespace_id)
