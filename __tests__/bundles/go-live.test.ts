@@ -90,7 +90,7 @@ describe('deploys that go live', () => {
     assert.equal(prodUrl, `http://demo-game.localhost:${new URL(emulator.url).port}/`)
     assert.equal(await served(prodUrl), '<title>v1</title>')
 
-    // Promotion: prod serves what staging serves, nothing uploaded.
+    // Promotion: prod serves the build staging serves, on prod's config, nothing uploaded.
     const sites = emulator.sites(GAME).length
     const promoted = await runNewAction('publish', {
       'api-url': emulator.url,
@@ -101,7 +101,12 @@ describe('deploys that go live', () => {
       'cdn-domain': cdn,
     })
     assert.equal(promoted.exitCode, 0, promoted.stdout)
-    assert.equal(promoted.outputs['version-id'], staging.outputs['version-id'])
+    assert.notEqual(
+      promoted.outputs['version-id'],
+      staging.outputs['version-id'],
+      "a version of prod's config",
+    )
+    assert.equal(promoted.outputs.digest, staging.outputs.digest, "staging's build")
     assert.equal(promoted.outputs['replaced-version-id'], prod.outputs['version-id'])
     assert.equal(promoted.outputs.url, prodUrl)
     assert.equal(await served(prodUrl), '<title>v2 candidate</title>')
@@ -129,7 +134,7 @@ describe('deploys that go live', () => {
     )
     const rolledBack = JSON.parse(stdout) as Record<string, string>
     assert.equal(rolledBack['version-id'], prod.outputs['version-id'])
-    assert.equal(rolledBack['replaced-version-id'], staging.outputs['version-id'])
+    assert.equal(rolledBack['replaced-version-id'], promoted.outputs['version-id'])
     assert.equal(await served(prodUrl), '<title>v1</title>')
   })
 })

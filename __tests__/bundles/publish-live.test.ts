@@ -61,7 +61,12 @@ describe('publish waits to see its change', () => {
       'cdn-domain': cdn,
     })
     assert.equal(promoted.exitCode, 0, promoted.stdout)
-    assert.equal(edge('prod-y'), staging['version-id'], 'the edge serves the promoted version at the end')
+    assert.equal(
+      edge('prod-y'),
+      promoted.outputs['version-id'],
+      'the edge serves the promoted version at the end',
+    )
+    assert.equal(promoted.outputs.digest, staging.digest, "stage-y's build")
     assert.equal((await fetchLocally(url)).text, '<title>candidate</title>')
     assert.match(promoted.stdout, new RegExp(`^Live at ${url}: seen after \\d+\\.\\d s`, 'm'))
     assert.match(promoted.summary, /seen live after/)

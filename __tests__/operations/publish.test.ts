@@ -78,6 +78,8 @@ describe('the publish operation', () => {
       'version-id': OLD,
       url: 'https://demo-game.rivet.game/',
       'replaced-version-id': CURRENT,
+      digest: null,
+      commit: null,
     })
     const again = await publish({ 'namespace-id': NAMESPACE, 'version-id': OLD! })
     assert.equal(again.changed, false, 'publishing what is live changes nothing')
@@ -113,6 +115,21 @@ describe('the publish operation', () => {
     const writes = emulator.requests.filter((r) => r.method !== 'GET')
     assert.deepEqual(writes, [], 'nothing was written')
     assert.equal(emulator.versionHistory(GAME, NAMESPACE).length, 0)
+  })
+
+  test('expect-digest, expect-commit and from-basic-auth need from-namespace, and a digest of the right form', async () => {
+    await assert.rejects(
+      async () => publish({ namespace: 'prod', 'version-id': OLD!, 'expect-commit': 'abcdef1' }),
+      /expect-digest, expect-commit and from-basic-auth are for a promotion: they need from-namespace/,
+    )
+    await assert.rejects(
+      async () => publish({ namespace: 'prod', 'from-namespace': 'staging', 'expect-digest': 'abc' }),
+      /expect-digest must be sha256: and 64 lowercase hex digits/,
+    )
+    await assert.rejects(
+      async () => publish({ namespace: 'prod', 'from-namespace': 'staging', promote: 'site' }),
+      /promote 'site' must be one of build, version/,
+    )
   })
 
   test('clear errors before anything changes: an unknown version, namespace or source namespace', async () => {

@@ -49595,6 +49595,32 @@ function redactWrites(stream) {
 
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __nccwpck_require__(7975);
+;// CONCATENATED MODULE: ./src/common/input-naming.ts
+// How a message names an input: in the face's words. The action's user writes `namespace: staging`
+// in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
+// problem is found, far from the face, so the face says once, as it starts, how inputs are named,
+// and every message naming an input names it through inputName, inputAssignment or inputSource.
+const ACTION_NAMING = {
+    name: (input) => input,
+    assignment: (input, value) => `${input}: ${value}`,
+    source: (input) => input,
+};
+let naming = ACTION_NAMING;
+/** Names inputs as `face` does from now on (the CLI's flags); the action's names until then. */
+function nameInputsAs(face) {
+    naming = face;
+}
+const input_naming_inputName = (input) => naming.name(input);
+const input_naming_inputAssignment = (input, value) => naming.assignment(input, value);
+const inputSource = (input) => naming.source(input);
+/** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
+function inputList(inputs) {
+    const names = inputs.map(input_naming_inputName);
+    return names.length < 2
+        ? (names[0] ?? '')
+        : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
 ;// CONCATENATED MODULE: ./src/common/timeouts.ts
 // Every time limit of a run: those derived once from `request-timeout` (the API client and the
 // upload's PUTs read them from here, so changing what the input means is one edit), the bounds of the
@@ -49946,8 +49972,26 @@ const INPUTS = {
         flag: { type: 'string', value: 'prefix' },
     }),
     FromNamespace: row('from-namespace', ['publish'], {
-        description: 'Publish what this namespace serves (or --version-id)',
+        description: 'Promote the build this namespace serves (or --version-id)',
         flag: { type: 'string', value: 'name-id' },
+    }),
+    Promote: row('promote', ['publish'], {
+        default: 'build',
+        description: "With from-namespace: build (its site and routes, on this namespace's own config) or version (its whole version, matchmaker included)",
+        flag: { type: 'string', value: 'what' },
+    }),
+    ExpectDigest: row('expect-digest', ['publish'], {
+        description: 'With from-namespace: promote only if it serves this build (its digest, sha256:...)',
+        flag: { type: 'string', value: 'digest' },
+    }),
+    ExpectCommit: row('expect-commit', ['publish'], {
+        description: 'With from-namespace: promote only if its build is of this commit (full or abbreviated)',
+        flag: { type: 'string', value: 'sha' },
+    }),
+    FromBasicAuth: row('from-basic-auth', ['publish'], {
+        secret: true,
+        description: "user:password (from a secret) of a private from-namespace's host, to read which build it serves",
+        flag: { type: 'string', value: 'user:password', env: 'GAMEHOST_FROM_BASIC_AUTH' },
     }),
     EnvironmentId: row('environment-id', ['servers'], {
         requiredIn: ['servers'],
@@ -50028,6 +50072,8 @@ const PublishOutput = {
     VersionId: 'version-id',
     Url: 'url',
     ReplacedVersionId: 'replaced-version-id',
+    Digest: 'digest',
+    Commit: 'commit',
 };
 const ServersOutput = { Servers: 'servers', Count: 'count' };
 const LobbyOutput = {
@@ -50062,32 +50108,6 @@ const ActionName = {
     Publish: 'publish',
     Sweep: 'sweep',
 };
-
-;// CONCATENATED MODULE: ./src/common/input-naming.ts
-// How a message names an input: in the face's words. The action's user writes `namespace: staging`
-// in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
-// problem is found, far from the face, so the face says once, as it starts, how inputs are named,
-// and every message naming an input names it through inputName, inputAssignment or inputSource.
-const ACTION_NAMING = {
-    name: (input) => input,
-    assignment: (input, value) => `${input}: ${value}`,
-    source: (input) => input,
-};
-let naming = ACTION_NAMING;
-/** Names inputs as `face` does from now on (the CLI's flags); the action's names until then. */
-function nameInputsAs(face) {
-    naming = face;
-}
-const input_naming_inputName = (input) => naming.name(input);
-const input_naming_inputAssignment = (input, value) => naming.assignment(input, value);
-const inputSource = (input) => naming.source(input);
-/** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
-function inputList(inputs) {
-    const names = inputs.map(input_naming_inputName);
-    return names.length < 2
-        ? (names[0] ?? '')
-        : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
-}
 
 ;// CONCATENATED MODULE: ./src/inputs/api-url.ts
 // api-url, judged as it will be sent: undici (like Node's URL and browsers) reads it with the WHATWG
@@ -50393,6 +50413,8 @@ function checkDomainOutsideCdn(domain, cdnDomain) {
 
 
 
+
+
 /** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
 const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
 /**
@@ -50442,6 +50464,18 @@ function basicAuthSecrets(raw) {
     const password = raw.slice(colon + 1);
     return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
 }
+/**
+ * Credentials to read another host with (from-basic-auth), as its Authorization header: only their
+ * form is checked here, the host judges the rest.
+ */
+function readHostAuthorization(raw, input) {
+    if (!raw)
+        return undefined;
+    const colon = raw.indexOf(':');
+    if (colon < 1)
+        throw new UsageError(`${inputName(input)} must be user:password (a user, then ':')`);
+    return `Basic ${Buffer.from(raw).toString('base64')}`;
+}
 
 ;// CONCATENATED MODULE: ./src/inputs/register-secrets.ts
 // Where a run's secrets become known: as its inputs are read, before anything runs.
@@ -50466,7 +50500,7 @@ function registerSecrets(get, names) {
         if (!value)
             continue;
         secrets.push(value);
-        if (name === table_Input.BasicAuth)
+        if (name === table_Input.BasicAuth || name === table_Input.FromBasicAuth)
             secrets.push(...basicAuthSecrets(value));
     }
     secrets.push(...judgeApiUrl(get(table_Input.ApiUrl).trim()).credentials);

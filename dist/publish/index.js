@@ -45914,7 +45914,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_publish_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8896);
+/* harmony import */ var _src_actions_publish_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8565);
 
 await (0,_src_actions_publish_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -45923,7 +45923,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8896:
+/***/ 8565:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -49361,7 +49361,7 @@ function groupDisplayNameProblems(name) {
     return problems.map((p) => [p === 'invalid' ? 'display-name-invalid' : p]);
 }
 /** The kinds of client whose player limit the service derives from max_players. */
-const MAX_PLAYERS_KINDS = (/* unused pure expression or super */ null && (['client', 'vpn', 'proxy', 'tor', 'hosting']));
+const MAX_PLAYERS_KINDS = ['client', 'vpn', 'proxy', 'tor', 'hosting'];
 /**
  * The error paths of the matchmaker config validation, for values from 0 to 2^31 - 1. A max_players
  * below 1 fails six checks: the value itself and the limit of each kind of client.
@@ -49430,7 +49430,7 @@ function hostNameProblem(domain) {
     }
     return undefined;
 }
-function rules_describeValidationPath(path) {
+function describeValidationPath(path) {
     const key = path.join('.');
     const known = {
         'lobby-count.too-low': 'lobby_count_max must be at least 1',
@@ -49595,6 +49595,32 @@ function redactWrites(stream) {
 
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __nccwpck_require__(7975);
+;// CONCATENATED MODULE: ./src/common/input-naming.ts
+// How a message names an input: in the face's words. The action's user writes `namespace: staging`
+// in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
+// problem is found, far from the face, so the face says once, as it starts, how inputs are named,
+// and every message naming an input names it through inputName, inputAssignment or inputSource.
+const ACTION_NAMING = {
+    name: (input) => input,
+    assignment: (input, value) => `${input}: ${value}`,
+    source: (input) => input,
+};
+let naming = ACTION_NAMING;
+/** Names inputs as `face` does from now on (the CLI's flags); the action's names until then. */
+function nameInputsAs(face) {
+    naming = face;
+}
+const input_naming_inputName = (input) => naming.name(input);
+const input_naming_inputAssignment = (input, value) => naming.assignment(input, value);
+const input_naming_inputSource = (input) => naming.source(input);
+/** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
+function input_naming_inputList(inputs) {
+    const names = inputs.map(input_naming_inputName);
+    return names.length < 2
+        ? (names[0] ?? '')
+        : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
 ;// CONCATENATED MODULE: ./src/common/timeouts.ts
 // Every time limit of a run: those derived once from `request-timeout` (the API client and the
 // upload's PUTs read them from here, so changing what the input means is one edit), the bounds of the
@@ -49946,8 +49972,26 @@ const INPUTS = {
         flag: { type: 'string', value: 'prefix' },
     }),
     FromNamespace: row('from-namespace', ['publish'], {
-        description: 'Publish what this namespace serves (or --version-id)',
+        description: 'Promote the build this namespace serves (or --version-id)',
         flag: { type: 'string', value: 'name-id' },
+    }),
+    Promote: row('promote', ['publish'], {
+        default: 'build',
+        description: "With from-namespace: build (its site and routes, on this namespace's own config) or version (its whole version, matchmaker included)",
+        flag: { type: 'string', value: 'what' },
+    }),
+    ExpectDigest: row('expect-digest', ['publish'], {
+        description: 'With from-namespace: promote only if it serves this build (its digest, sha256:...)',
+        flag: { type: 'string', value: 'digest' },
+    }),
+    ExpectCommit: row('expect-commit', ['publish'], {
+        description: 'With from-namespace: promote only if its build is of this commit (full or abbreviated)',
+        flag: { type: 'string', value: 'sha' },
+    }),
+    FromBasicAuth: row('from-basic-auth', ['publish'], {
+        secret: true,
+        description: "user:password (from a secret) of a private from-namespace's host, to read which build it serves",
+        flag: { type: 'string', value: 'user:password', env: 'GAMEHOST_FROM_BASIC_AUTH' },
     }),
     EnvironmentId: row('environment-id', ['servers'], {
         requiredIn: ['servers'],
@@ -50028,6 +50072,8 @@ const PublishOutput = {
     VersionId: 'version-id',
     Url: 'url',
     ReplacedVersionId: 'replaced-version-id',
+    Digest: 'digest',
+    Commit: 'commit',
 };
 const ServersOutput = { Servers: 'servers', Count: 'count' };
 const LobbyOutput = {
@@ -50062,32 +50108,6 @@ const ActionName = {
     Publish: 'publish',
     Sweep: 'sweep',
 };
-
-;// CONCATENATED MODULE: ./src/common/input-naming.ts
-// How a message names an input: in the face's words. The action's user writes `namespace: staging`
-// in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
-// problem is found, far from the face, so the face says once, as it starts, how inputs are named,
-// and every message naming an input names it through inputName, inputAssignment or inputSource.
-const ACTION_NAMING = {
-    name: (input) => input,
-    assignment: (input, value) => `${input}: ${value}`,
-    source: (input) => input,
-};
-let naming = ACTION_NAMING;
-/** Names inputs as `face` does from now on (the CLI's flags); the action's names until then. */
-function nameInputsAs(face) {
-    naming = face;
-}
-const input_naming_inputName = (input) => naming.name(input);
-const input_naming_inputAssignment = (input, value) => naming.assignment(input, value);
-const input_naming_inputSource = (input) => naming.source(input);
-/** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
-function input_naming_inputList(inputs) {
-    const names = inputs.map(input_naming_inputName);
-    return names.length < 2
-        ? (names[0] ?? '')
-        : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
-}
 
 ;// CONCATENATED MODULE: ./src/inputs/api-url.ts
 // api-url, judged as it will be sent: undici (like Node's URL and browsers) reads it with the WHATWG
@@ -50393,6 +50413,8 @@ function checkDomainOutsideCdn(domain, cdnDomain) {
 
 
 
+
+
 /** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
 const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
 /**
@@ -50442,6 +50464,18 @@ function basicAuthSecrets(raw) {
     const password = raw.slice(colon + 1);
     return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
 }
+/**
+ * Credentials to read another host with (from-basic-auth), as its Authorization header: only their
+ * form is checked here, the host judges the rest.
+ */
+function readHostAuthorization(raw, input) {
+    if (!raw)
+        return undefined;
+    const colon = raw.indexOf(':');
+    if (colon < 1)
+        throw new errors_UsageError(`${input_naming_inputName(input)} must be user:password (a user, then ':')`);
+    return `Basic ${Buffer.from(raw).toString('base64')}`;
+}
 
 ;// CONCATENATED MODULE: ./src/inputs/register-secrets.ts
 // Where a run's secrets become known: as its inputs are read, before anything runs.
@@ -50466,7 +50500,7 @@ function registerSecrets(get, names) {
         if (!value)
             continue;
         secrets.push(value);
-        if (name === table_Input.BasicAuth)
+        if (name === table_Input.BasicAuth || name === table_Input.FromBasicAuth)
             secrets.push(...basicAuthSecrets(value));
     }
     secrets.push(...judgeApiUrl(get(table_Input.ApiUrl).trim()).credentials);
@@ -51969,7 +52003,7 @@ async function validateDeployVersion(client, gameId, displayName, base, routes) 
     });
     if (errors.length) {
         const described = errors.map(({ path }) => ({ path, description: describeValidationPath(path) }));
-        throw new ValidationFailedError('The new version', described);
+        throw new errors_ValidationFailedError('The new version', described);
     }
 }
 /** A name taken meanwhile by another run is replaced by a reserved one, once. */
@@ -51979,7 +52013,7 @@ async function createVersion(client, gameId, displayName, config, logger) {
         return { versionId: version_id, displayName };
     }
     catch (error) {
-        if (!(error instanceof ServiceError && error.serviceMessage.includes('display-name.not-unique')))
+        if (!(error instanceof errors_ServiceError && error.serviceMessage.includes('display-name.not-unique')))
             throw error;
         const reserved = (await client.reserveVersionName(gameId)).version_display_name;
         logger.info(`Version name '${displayName}' was taken meanwhile: creating it as '${reserved}'`);
@@ -54937,10 +54971,116 @@ function closeReport(result) {
     return { title: 'gamehost preview closed', blocks: [keyValueTable(rows)] };
 }
 
+;// CONCATENATED MODULE: ./src/operations/promote.ts
+// Promotion from another namespace: the build it serves, read and proven before anything is written,
+// moved onto the target's own config (`promote: build`), or its whole version (`promote: version`).
+
+
+
+
+
+const PROMOTE_CHOICES = ['build', 'version'];
+/** The account's words for a promoted build: "build sha256:… (commit abc1234)". */
+function describeBuild(build) {
+    if (!build.served)
+        return `site ${build.siteId}`;
+    const { digest, commit } = build.served.record;
+    return `build ${digest}${commit ? ` (commit ${commit.slice(0, 7)})` : ''}`;
+}
+/**
+ * Reads what `from` serves and refuses, before anything is written, a source that serves no build (no
+ * site in its version, no record of ours on its host) or not the build expected.
+ */
+async function readPromotedBuild(run, inputs, from, sourceUrl) {
+    const version = await readVersion(run.client, inputs.gameId, from.version_id);
+    const siteId = version.config.cdn?.site_id;
+    const what = `${input_naming_inputName(table_Input.FromNamespace)} '${from.name_id}' serves version '${version.display_name}' (${version.version_id})`;
+    if (!siteId)
+        throw new ServiceStateError(`${what}, which has no CDN site: it serves no build, and nothing was published. Deploy a build to ` +
+            `${from.name_id} first (gamehost deploy --namespace ${from.name_id}), or give a ${input_naming_inputName(table_Input.VersionId)}`);
+    if (!sourceUrl) {
+        if (inputs.expectDigest || inputs.expectCommit)
+            throw new ServiceStateError(`${what}, but which build it is cannot be read: the service names no CDN domain (set ${input_naming_inputName(table_Input.CdnDomain)})`);
+        return { from, version, siteId, served: undefined };
+    }
+    const options = { ...hostOptions(run), authorization: inputs.authorization };
+    const served = await readServedRecord(sourceUrl, options);
+    if ('absent' in served)
+        throw new ServiceStateError(`${what}, but ${noRecord(sourceUrl, served.absent)}`);
+    checkExpected(inputs, served, from);
+    return { from, version, siteId, served };
+}
+function hostOptions(run) {
+    return { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
+}
+function noRecord(url, absent) {
+    const why = `${url}${RECORD_PATH} ${absent.replace(/^it /, '')}`;
+    if (absent === 'it answered 401')
+        return `its host asks for credentials (${why}): give them in ${input_naming_inputName(table_Input.FromBasicAuth)} to read which build it serves; nothing was published`;
+    return (`its host serves no record of a gamehost build (${why}), so what it serves cannot be proven: ` +
+        `deploy it with gamehost (${input_naming_inputAssignment(table_Input.SiteRecord, 'true')}), or give a ${input_naming_inputName(table_Input.VersionId)}; nothing was published`);
+}
+function checkExpected(inputs, served, from) {
+    const { digest, commit } = served.record;
+    const refuse = (what) => new ServiceStateError(`${from.name_id} serves ${what}: nothing was published`);
+    if (inputs.expectDigest && inputs.expectDigest !== digest)
+        throw refuse(`build ${digest}, not ${input_naming_inputName(table_Input.ExpectDigest)} ${inputs.expectDigest}`);
+    const expected = inputs.expectCommit?.toLowerCase();
+    if (expected && !commit?.toLowerCase().startsWith(expected))
+        throw refuse(`a build of ${commit ? `commit ${commit}` : 'no known commit'}, not ${input_naming_inputName(table_Input.ExpectCommit)} ${inputs.expectCommit}`);
+}
+/** The host must serve the source's record, byte for byte, and every file it lists. */
+function expectedOfBuild(build) {
+    if (!build.served)
+        return { unknown: 'no CDN domain is known, so no record of the build could be read' };
+    const { record, bytes } = build.served;
+    return { files: record.files, record: { path: RECORD_PATH, size: bytes.size, sha256: bytes.sha256 } };
+}
+/**
+ * The target's own config with the build's site and routes: the version to publish, created once
+ * validated, or the target's current one when it already serves them.
+ */
+async function buildOnTarget(client, gameId, target, build, versions, logger) {
+    const current = await readVersion(client, gameId, target.version_id);
+    const routes = build.version.config.cdn?.routes ?? undefined;
+    const config = deployConfig(current.config, build.siteId, routes);
+    if (sameCdn(current.config, config))
+        return { versionId: current.version_id, displayName: current.display_name, created: false };
+    const wanted = promotedName(target.name_id, build.version.display_name);
+    const name = await versionName(client, gameId, wanted, versions);
+    await validateDeployVersion(client, gameId, name, current.config, routes);
+    const made = await createVersion(client, gameId, name, config, logger);
+    logger.info(`Created version '${made.displayName}' (${made.versionId}): ${target.name_id}'s config ` +
+        `('${current.display_name}'), with the site and routes of ${build.from.name_id}'s '${build.version.display_name}'`);
+    return { ...made, created: true };
+}
+function sameCdn(a, b) {
+    return JSON.stringify(a.cdn ?? null) === JSON.stringify(b.cdn ?? null);
+}
+/** Display names are at most 128 bytes: past that, the service reserves one. */
+function promotedName(targetNameId, sourceName) {
+    const name = `${targetNameId} from ${sourceName}`;
+    return Buffer.byteLength(name) <= 128 ? name : targetNameId;
+}
+/**
+ * `promote: version`: the parts of the target's config that publishing the source's whole version
+ * would replace (`matchmaker`, `kv`, `identity`), beyond the build (its CDN config).
+ */
+function revertedConfig(targetConfig, sourceConfig) {
+    const keys = new Set([...Object.keys(targetConfig), ...Object.keys(sourceConfig)]);
+    keys.delete('cdn');
+    return [...keys]
+        .sort()
+        .filter((key) => JSON.stringify(targetConfig[key] ?? null) !==
+        JSON.stringify(sourceConfig[key] ?? null));
+}
+
 ;// CONCATENATED MODULE: ./src/operations/publish.ts
 // The publish operation: promotion and rollback. Sets which version a namespace serves, without
-// uploading anything: a version id, `previous` (the one published before the current), or whatever
-// another namespace serves.
+// uploading anything: a version id, `previous` (the one published before the current), or the build
+// another namespace serves (promote.ts).
+
+
 
 
 
@@ -54972,7 +55112,17 @@ const publishOperation = {
             : versionId === 'previous'
                 ? { previous: true }
                 : { versionId: checkUuid(table_Input.VersionId, versionId) };
-        return { ...connection, namespace, source, cdnDomain: readCdnDomain(get), verify: readVerify(get) };
+        const promote = readPromote(get);
+        if (!fromNamespace && (promote.expectDigest || promote.expectCommit || promote.authorization))
+            throw new errors_UsageError(`${input_naming_inputName(table_Input.ExpectDigest)}, ${input_naming_inputName(table_Input.ExpectCommit)} and ${input_naming_inputName(table_Input.FromBasicAuth)} are for a promotion: they need ${input_naming_inputName(table_Input.FromNamespace)}`);
+        return {
+            ...connection,
+            namespace,
+            source,
+            cdnDomain: readCdnDomain(get),
+            verify: readVerify(get),
+            promote,
+        };
     },
     stoppedNote: "Publishing changes only the namespace's version, in its last call: a re-run publishes the same version again.",
     async run(inputs, run, journal) {
@@ -54980,26 +55130,31 @@ const publishOperation = {
         const { game } = await client.getGame(inputs.gameId);
         journal.push(`read game ${game.name_id}`);
         const cdnDomain = await resolveCdnDomain(client, inputs.cdnDomain, inputs.apiUrl, logger);
+        const urlOf = (ns) => cdnDomain && namespaceUrl(cdnDomain, game.name_id, ns.name_id);
         const target = findNamespace(game.namespaces, inputs.namespace, inputs.gameId);
-        const versionId = await chooseVersion(client, inputs, game.namespaces, target);
+        const url = urlOf(target);
+        const promotion = 'fromNamespace' in inputs.source
+            ? await promote(run, inputs, { game, target, from: inputs.source.fromNamespace, urlOf }, journal)
+            : undefined;
+        const versionId = promotion?.versionId ?? (await chooseVersion(client, inputs, game.namespaces, target));
         // Read before publishing: an unknown id fails here with a clear message, and the name is shown.
         const version = await readVersion(client, inputs.gameId, versionId);
         journal.push(`read version '${version.display_name}' (${versionId})`);
         const changed = target.version_id !== versionId;
         if (!changed)
             logger.info(`Namespace ${target.name_id} already serves version '${version.display_name}' (${versionId})`);
-        const url = cdnDomain && namespaceUrl(cdnDomain, game.name_id, target.name_id);
-        const servedAt = changed
-            ? game.namespaces.filter((ns) => ns.version_id === versionId && ns !== target)
-            : [target];
-        const expected = url && inputs.verify.enabled
-            ? await expectedOfVersion(run, {
-                url,
-                servedAt: servedAt.map((ns) => namespaceUrl(cdnDomain, game.name_id, ns.name_id)),
-                sameSite: async () => (await readVersion(client, inputs.gameId, target.version_id)).config.cdn?.site_id ===
-                    version.config.cdn?.site_id,
-            })
-            : { unknown: 'no URL' };
+        const expected = !url || !inputs.verify.enabled
+            ? { unknown: 'no URL' }
+            : promotion
+                ? expectedOfBuild(promotion.build)
+                : await expectedOfVersion(run, {
+                    url,
+                    servedAt: (changed
+                        ? game.namespaces.filter((ns) => ns.version_id === versionId && ns !== target)
+                        : [target]).map((ns) => urlOf(ns)),
+                    sameSite: async () => (await readVersion(client, inputs.gameId, target.version_id)).config.cdn?.site_id ===
+                        version.config.cdn?.site_id,
+                });
         if (changed)
             journal.push(`namespace ${target.name_id} was being switched to it (the call may or may not have been made)`);
         const published = {
@@ -55035,10 +55190,14 @@ const publishOperation = {
             changed,
             url,
             verification,
+            promoted: promotion && { build: promotion.build, what: promotion.what, reverted: promotion.reverted },
         };
     },
     outputs(result) {
+        const record = result.promoted?.build.served?.record;
         return {
+            [PublishOutput.Digest]: record?.digest ?? null,
+            [PublishOutput.Commit]: record?.commit ?? null,
             [PublishOutput.NamespaceId]: result.namespace.namespace_id,
             [PublishOutput.VersionId]: result.versionId,
             [PublishOutput.Url]: result.url ?? null,
@@ -55055,6 +55214,8 @@ const publishOperation = {
             ],
             ['URL', result.url ?? `unknown: the service names no CDN domain (set ${input_naming_inputName(table_Input.CdnDomain)})`],
         ];
+        if (result.promoted)
+            rows.splice(1, 0, ...promotedRows(result.promoted, result.namespace.name_id));
         if (result.url)
             rows.push(['Live', liveCell({ verification: result.verification, published: result })]);
         return {
@@ -55063,6 +55224,19 @@ const publishOperation = {
         };
     },
 };
+function promotedRows(promoted, target) {
+    const { build, what, reverted } = promoted;
+    const config = what === 'build'
+        ? `${target}'s own; the site and routes of ${build.from.name_id}'s version '${build.version.display_name}'`
+        : reverted.length
+            ? `${build.from.name_id}'s whole version: ${target}'s ${reverted.join(', ')} replaced`
+            : `${build.from.name_id}'s whole version (the same ${target} config beyond the site)`;
+    return [
+        ['Promoted', `${describeBuild(build)} from ${build.from.name_id}, site ${build.siteId}`],
+        ['Uploaded', '0 bytes: the site is the one served there'],
+        ['Config', config],
+    ];
+}
 function findNamespace(namespaces, wanted, gameId) {
     const found = namespaces.find((ns) => 'id' in wanted ? ns.namespace_id === wanted.id : ns.name_id === wanted.nameId);
     if (found)
@@ -55070,22 +55244,56 @@ function findNamespace(namespaces, wanted, gameId) {
     const [input, value] = 'id' in wanted ? [table_Input.NamespaceId, wanted.id] : [table_Input.Namespace, wanted.nameId];
     throw new ServiceStateError(`${input_naming_inputName(input)} '${value}' is not a namespace of game ${gameId}: it has ${describeNamespaces(namespaces)}`);
 }
+/** A version id, or 'previous' from the target's history. */
 async function chooseVersion(client, inputs, namespaces, target) {
     const { source } = inputs;
     if ('versionId' in source)
         return source.versionId;
-    if ('fromNamespace' in source) {
-        const from = namespaces.find((ns) => ns.name_id === source.fromNamespace);
-        if (!from)
-            throw new ServiceStateError(`${input_naming_inputName(table_Input.FromNamespace)} '${source.fromNamespace}' is not a namespace of game ${inputs.gameId}: it has ${describeNamespaces(namespaces)}`);
-        return from.version_id;
-    }
     const { versions } = await client.getNamespaceVersionHistory(inputs.gameId, target.namespace_id);
     const previous = versions.find((entry) => entry.version_id !== target.version_id);
     if (!previous)
         throw new ServiceStateError(`${input_naming_inputName(table_Input.VersionId)} 'previous': namespace ${target.name_id} has had no other version published ` +
             `(it serves ${target.version_id}); give a ${input_naming_inputName(table_Input.VersionId)}`);
     return previous.version_id;
+}
+function readPromote(get) {
+    const digest = get(table_Input.ExpectDigest).trim();
+    if (digest && !/^sha256:[0-9a-f]{64}$/.test(digest))
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.ExpectDigest)} must be sha256: and 64 lowercase hex digits, as the deploy's digest output is`);
+    const commit = get(table_Input.ExpectCommit).trim();
+    if (commit && !/^[0-9a-fA-F]{7,40}$/.test(commit))
+        throw new errors_UsageError(`${input_naming_inputName(table_Input.ExpectCommit)} must be a commit's SHA, whole or its first 7 or more hex digits`);
+    return {
+        what: readChoice(get, table_Input.Promote, PROMOTE_CHOICES),
+        expectDigest: digest || undefined,
+        expectCommit: commit || undefined,
+        authorization: readHostAuthorization(get(table_Input.FromBasicAuth).trim(), table_Input.FromBasicAuth),
+    };
+}
+/** Reads and proves the source's build, then makes the version that carries it (promote: build). */
+async function promote(run, inputs, place, journal) {
+    const { client, logger } = run;
+    const { game, target } = place;
+    const from = game.namespaces.find((ns) => ns.name_id === place.from);
+    if (!from)
+        throw new ServiceStateError(`${input_naming_inputName(table_Input.FromNamespace)} '${place.from}' is not a namespace of game ${inputs.gameId}: it has ${describeNamespaces(game.namespaces)}`);
+    const { what } = inputs.promote;
+    const build = await readPromotedBuild(run, { ...inputs.promote, gameId: inputs.gameId }, from, place.urlOf(from));
+    journal.push(`read what ${from.name_id} serves: ${describeBuild(build)}`);
+    logger.info(`Promoting ${describeBuild(build)} from ${from.name_id} (version '${build.version.display_name}', site ${build.siteId}) to ${target.name_id}: 0 bytes to upload`);
+    if (what === 'version') {
+        const current = await readVersion(client, inputs.gameId, target.version_id);
+        const reverted = revertedConfig(current.config, build.version.config);
+        if (reverted.length)
+            logger.warning(`${input_naming_inputAssignment(table_Input.Promote, 'version')} publishes ${from.name_id}'s whole version: it replaces ${target.name_id}'s ` +
+                `${reverted.join(', ')} (as in its current version '${current.display_name}') with ${from.name_id}'s. ` +
+                `${input_naming_inputAssignment(table_Input.Promote, 'build')} keeps them.`, { title: 'Config reverted' });
+        return { versionId: from.version_id, build, what, reverted };
+    }
+    const made = await buildOnTarget(client, inputs.gameId, target, build, game.versions, logger);
+    if (made.created)
+        journal.push(`created version '${made.displayName}' (${made.versionId})`);
+    return { versionId: made.versionId, build, what, reverted: [] };
 }
 function describeNamespaces(namespaces) {
     if (namespaces.length === 0)

@@ -3,6 +3,8 @@
 
 import { inspect } from 'node:util'
 import { masked } from '../common/secrets.ts'
+import { UsageError } from '../api/errors.ts'
+import { inputName } from '../common/input-naming.ts'
 import { usage } from './common.ts'
 
 export interface BasicAuth {
@@ -59,4 +61,15 @@ export function basicAuthSecrets(raw: string): string[] {
   if (colon < 0) return []
   const password = raw.slice(colon + 1)
   return [password, Buffer.from(raw).toString('base64')].filter(Boolean)
+}
+
+/**
+ * Credentials to read another host with (from-basic-auth), as its Authorization header: only their
+ * form is checked here, the host judges the rest.
+ */
+export function readHostAuthorization(raw: string, input: string): string | undefined {
+  if (!raw) return undefined
+  const colon = raw.indexOf(':')
+  if (colon < 1) throw new UsageError(`${inputName(input)} must be user:password (a user, then ':')`)
+  return `Basic ${Buffer.from(raw).toString('base64')}`
 }

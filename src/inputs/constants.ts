@@ -24,6 +24,8 @@ export const PublishOutput = {
   VersionId: 'version-id',
   Url: 'url',
   ReplacedVersionId: 'replaced-version-id',
+  Digest: 'digest',
+  Commit: 'commit',
 } as const
 export const ServersOutput = { Servers: 'servers', Count: 'count' } as const
 export const LobbyOutput = {

@@ -21,7 +21,7 @@ export function registerSecrets(get: GetInput, names: readonly string[]): string
     const value = get(name).trim()
     if (!value) continue
     secrets.push(value)
-    if (name === Input.BasicAuth) secrets.push(...basicAuthSecrets(value))
+    if (name === Input.BasicAuth || name === Input.FromBasicAuth) secrets.push(...basicAuthSecrets(value))
   }
   secrets.push(...judgeApiUrl(get(Input.ApiUrl).trim()).credentials)
   for (const secret of secrets) runSecrets.add(secret)

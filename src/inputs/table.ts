@@ -362,8 +362,28 @@ export const INPUTS = {
     flag: { type: 'string', value: 'prefix' },
   }),
   FromNamespace: row('from-namespace', ['publish'], {
-    description: 'Publish what this namespace serves (or --version-id)',
+    description: 'Promote the build this namespace serves (or --version-id)',
     flag: { type: 'string', value: 'name-id' },
+  }),
+  Promote: row('promote', ['publish'], {
+    default: 'build',
+    description:
+      "With from-namespace: build (its site and routes, on this namespace's own config) or version (its whole version, matchmaker included)",
+    flag: { type: 'string', value: 'what' },
+  }),
+  ExpectDigest: row('expect-digest', ['publish'], {
+    description: 'With from-namespace: promote only if it serves this build (its digest, sha256:...)',
+    flag: { type: 'string', value: 'digest' },
+  }),
+  ExpectCommit: row('expect-commit', ['publish'], {
+    description: 'With from-namespace: promote only if its build is of this commit (full or abbreviated)',
+    flag: { type: 'string', value: 'sha' },
+  }),
+  FromBasicAuth: row('from-basic-auth', ['publish'], {
+    secret: true,
+    description:
+      "user:password (from a secret) of a private from-namespace's host, to read which build it serves",
+    flag: { type: 'string', value: 'user:password', env: 'GAMEHOST_FROM_BASIC_AUTH' },
   }),
   EnvironmentId: row('environment-id', ['servers'], {
     requiredIn: ['servers'],

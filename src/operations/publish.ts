@@ -1,10 +1,11 @@
 // The publish operation: promotion and rollback. Sets which version a namespace serves, without
-// uploading anything: a version id, `previous` (the one published before the current), or whatever
-// another namespace serves.
+// uploading anything: a version id, `previous` (the one published before the current), or the build
+// another namespace serves (promote.ts).
 
 import type { ServiceClient } from '../api/client.ts'
 import { ServiceStateError, UsageError } from '../api/errors.ts'
-import type { NamespaceSummary } from '../api/types.ts'
+import type { NamespaceSummary, VersionSummary } from '../api/types.ts'
+import type { Run } from '../api/run.ts'
 import { resolveCdnDomain } from '../deploy/target/cdn-domain.ts'
 import { expectedOfVersion, publishAndSee } from '../deploy/live/publish-and-see.ts'
 import { namespaceUrl, readVersion } from '../deploy/live/version-config.ts'
@@ -14,15 +15,29 @@ import {
   checkNameId,
   checkUuid,
   readCdnDomain,
+  readChoice,
   readRequiredConnection,
   readVerify,
   type Connection,
+  type GetInput,
   type VerifySettings,
 } from '../inputs/common.ts'
+import { readHostAuthorization } from '../inputs/basic-auth.ts'
 import { ActionName, Input, PublishOutput } from '../inputs/constants.ts'
 import { keyValueTable, type Cell } from '../common/report.ts'
-import type { Operation } from './operation.ts'
-import { inputName } from '../common/input-naming.ts'
+import type { Journal, Operation } from './operation.ts'
+import { inputAssignment, inputName } from '../common/input-naming.ts'
+import {
+  buildOnTarget,
+  describeBuild,
+  expectedOfBuild,
+  PROMOTE_CHOICES,
+  readPromotedBuild,
+  revertedConfig,
+  type PromotedBuild,
+  type PromoteInputs,
+  type PromoteWhat,
+} from './promote.ts'
 
 export interface PublishInputs extends Connection {
   /** The namespace to publish to, by name_id or by id (one of the two). */
@@ -32,6 +47,8 @@ export interface PublishInputs extends Connection {
   /** Undefined: the service's own (resolveCdnDomain). */
   cdnDomain: string | undefined
   verify: VerifySettings
+  /** Used with fromNamespace alone. */
+  promote: Omit<PromoteInputs, 'gameId'>
 }
 
 export interface PublishResult {
@@ -46,6 +63,8 @@ export interface PublishResult {
   url: string | undefined
   /** What the namespace's host was seen serving; undefined when not checked. */
   verification: Verification | undefined
+  /** With from-namespace: the build promoted, and how. */
+  promoted?: { build: PromotedBuild; what: PromoteWhat; reverted: string[] }
 }
 
 export const publishOperation: Operation<PublishInputs, PublishResult> = {
@@ -74,7 +93,19 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
       : versionId === 'previous'
         ? { previous: true }
         : { versionId: checkUuid(Input.VersionId, versionId) }
-    return { ...connection, namespace, source, cdnDomain: readCdnDomain(get), verify: readVerify(get) }
+    const promote = readPromote(get)
+    if (!fromNamespace && (promote.expectDigest || promote.expectCommit || promote.authorization))
+      throw new UsageError(
+        `${inputName(Input.ExpectDigest)}, ${inputName(Input.ExpectCommit)} and ${inputName(Input.FromBasicAuth)} are for a promotion: they need ${inputName(Input.FromNamespace)}`,
+      )
+    return {
+      ...connection,
+      namespace,
+      source,
+      cdnDomain: readCdnDomain(get),
+      verify: readVerify(get),
+      promote,
+    }
   },
 
   stoppedNote:
@@ -85,8 +116,14 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
     const { game } = await client.getGame(inputs.gameId)
     journal.push(`read game ${game.name_id}`)
     const cdnDomain = await resolveCdnDomain(client, inputs.cdnDomain, inputs.apiUrl, logger)
+    const urlOf = (ns: NamespaceSummary) => cdnDomain && namespaceUrl(cdnDomain, game.name_id, ns.name_id)
     const target = findNamespace(game.namespaces, inputs.namespace, inputs.gameId)
-    const versionId = await chooseVersion(client, inputs, game.namespaces, target)
+    const url = urlOf(target)
+    const promotion =
+      'fromNamespace' in inputs.source
+        ? await promote(run, inputs, { game, target, from: inputs.source.fromNamespace, urlOf }, journal)
+        : undefined
+    const versionId = promotion?.versionId ?? (await chooseVersion(client, inputs, game.namespaces, target))
     // Read before publishing: an unknown id fails here with a clear message, and the name is shown.
     const version = await readVersion(client, inputs.gameId, versionId)
     journal.push(`read version '${version.display_name}' (${versionId})`)
@@ -95,20 +132,21 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
       logger.info(
         `Namespace ${target.name_id} already serves version '${version.display_name}' (${versionId})`,
       )
-    const url = cdnDomain && namespaceUrl(cdnDomain, game.name_id, target.name_id)
-    const servedAt = changed
-      ? game.namespaces.filter((ns) => ns.version_id === versionId && ns !== target)
-      : [target]
     const expected =
-      url && inputs.verify.enabled
-        ? await expectedOfVersion(run, {
-            url,
-            servedAt: servedAt.map((ns) => namespaceUrl(cdnDomain, game.name_id, ns.name_id)),
-            sameSite: async () =>
-              (await readVersion(client, inputs.gameId, target.version_id)).config.cdn?.site_id ===
-              version.config.cdn?.site_id,
-          })
-        : { unknown: 'no URL' }
+      !url || !inputs.verify.enabled
+        ? { unknown: 'no URL' }
+        : promotion
+          ? expectedOfBuild(promotion.build)
+          : await expectedOfVersion(run, {
+              url,
+              servedAt: (changed
+                ? game.namespaces.filter((ns) => ns.version_id === versionId && ns !== target)
+                : [target]
+              ).map((ns) => urlOf(ns) as string),
+              sameSite: async () =>
+                (await readVersion(client, inputs.gameId, target.version_id)).config.cdn?.site_id ===
+                version.config.cdn?.site_id,
+            })
     if (changed)
       journal.push(
         `namespace ${target.name_id} was being switched to it (the call may or may not have been made)`,
@@ -148,11 +186,15 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
       changed,
       url,
       verification,
+      promoted: promotion && { build: promotion.build, what: promotion.what, reverted: promotion.reverted },
     }
   },
 
   outputs(result) {
+    const record = result.promoted?.build.served?.record
     return {
+      [PublishOutput.Digest]: record?.digest ?? null,
+      [PublishOutput.Commit]: record?.commit ?? null,
       [PublishOutput.NamespaceId]: result.namespace.namespace_id,
       [PublishOutput.VersionId]: result.versionId,
       [PublishOutput.Url]: result.url ?? null,
@@ -170,12 +212,31 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
       ],
       ['URL', result.url ?? `unknown: the service names no CDN domain (set ${inputName(Input.CdnDomain)})`],
     ]
+    if (result.promoted) rows.splice(1, 0, ...promotedRows(result.promoted, result.namespace.name_id))
     if (result.url) rows.push(['Live', liveCell({ verification: result.verification, published: result })])
     return {
       title: `gamehost publish: ${result.namespace.name_id} ${result.changed ? 'now serves' : 'already served'} ${result.versionName}`,
       blocks: [keyValueTable(rows)],
     }
   },
+}
+
+function promotedRows(
+  promoted: NonNullable<PublishResult['promoted']>,
+  target: string,
+): Array<[string, Cell]> {
+  const { build, what, reverted } = promoted
+  const config =
+    what === 'build'
+      ? `${target}'s own; the site and routes of ${build.from.name_id}'s version '${build.version.display_name}'`
+      : reverted.length
+        ? `${build.from.name_id}'s whole version: ${target}'s ${reverted.join(', ')} replaced`
+        : `${build.from.name_id}'s whole version (the same ${target} config beyond the site)`
+  return [
+    ['Promoted', `${describeBuild(build)} from ${build.from.name_id}, site ${build.siteId}`],
+    ['Uploaded', '0 bytes: the site is the one served there'],
+    ['Config', config],
+  ]
 }
 
 function findNamespace(
@@ -193,6 +254,7 @@ function findNamespace(
   )
 }
 
+/** A version id, or 'previous' from the target's history. */
 async function chooseVersion(
   client: ServiceClient,
   inputs: PublishInputs,
@@ -201,21 +263,6 @@ async function chooseVersion(
 ): Promise<string> {
   const { source } = inputs
   if ('versionId' in source) return source.versionId
-  if ('fromNamespace' in source) {
-    const from = namespaces.find((ns) => ns.name_id === source.fromNamespace)
-    if (!from)
-      throw new ServiceStateError(
-        `${inputName(Input.FromNamespace)} '${source.fromNamespace}' is not a namespace of game ${inputs.gameId}: it has ${describeNamespaces(namespaces)}`,
-      )
-    const version = await readVersion(client, inputs.gameId, from.version_id)
-    if (!version.config.cdn?.site_id)
-      throw new ServiceStateError(
-        `${inputName(Input.FromNamespace)} '${from.name_id}' serves version '${version.display_name}' (${version.version_id}), ` +
-          `which has no CDN site: it serves no build, and nothing was published. Deploy a build to ${from.name_id} first ` +
-          `(gamehost deploy --namespace ${from.name_id}), or give a ${inputName(Input.VersionId)}`,
-      )
-    return from.version_id
-  }
   const { versions } = await client.getNamespaceVersionHistory(inputs.gameId, target.namespace_id)
   const previous = versions.find((entry) => entry.version_id !== target.version_id)
   if (!previous)
@@ -224,6 +271,69 @@ async function chooseVersion(
         `(it serves ${target.version_id}); give a ${inputName(Input.VersionId)}`,
     )
   return previous.version_id
+}
+
+function readPromote(get: GetInput): PublishInputs['promote'] {
+  const digest = get(Input.ExpectDigest).trim()
+  if (digest && !/^sha256:[0-9a-f]{64}$/.test(digest))
+    throw new UsageError(
+      `${inputName(Input.ExpectDigest)} must be sha256: and 64 lowercase hex digits, as the deploy's digest output is`,
+    )
+  const commit = get(Input.ExpectCommit).trim()
+  if (commit && !/^[0-9a-fA-F]{7,40}$/.test(commit))
+    throw new UsageError(
+      `${inputName(Input.ExpectCommit)} must be a commit's SHA, whole or its first 7 or more hex digits`,
+    )
+  return {
+    what: readChoice(get, Input.Promote, PROMOTE_CHOICES),
+    expectDigest: digest || undefined,
+    expectCommit: commit || undefined,
+    authorization: readHostAuthorization(get(Input.FromBasicAuth).trim(), Input.FromBasicAuth),
+  }
+}
+
+interface PromotionPlace {
+  game: { versions: readonly VersionSummary[]; namespaces: readonly NamespaceSummary[] }
+  target: NamespaceSummary
+  from: string
+  urlOf: (ns: NamespaceSummary) => string | undefined
+}
+
+/** Reads and proves the source's build, then makes the version that carries it (promote: build). */
+async function promote(run: Run, inputs: PublishInputs, place: PromotionPlace, journal: Journal) {
+  const { client, logger } = run
+  const { game, target } = place
+  const from = game.namespaces.find((ns) => ns.name_id === place.from)
+  if (!from)
+    throw new ServiceStateError(
+      `${inputName(Input.FromNamespace)} '${place.from}' is not a namespace of game ${inputs.gameId}: it has ${describeNamespaces(game.namespaces)}`,
+    )
+  const { what } = inputs.promote
+  const build = await readPromotedBuild(
+    run,
+    { ...inputs.promote, gameId: inputs.gameId },
+    from,
+    place.urlOf(from),
+  )
+  journal.push(`read what ${from.name_id} serves: ${describeBuild(build)}`)
+  logger.info(
+    `Promoting ${describeBuild(build)} from ${from.name_id} (version '${build.version.display_name}', site ${build.siteId}) to ${target.name_id}: 0 bytes to upload`,
+  )
+  if (what === 'version') {
+    const current = await readVersion(client, inputs.gameId, target.version_id)
+    const reverted = revertedConfig(current.config, build.version.config)
+    if (reverted.length)
+      logger.warning(
+        `${inputAssignment(Input.Promote, 'version')} publishes ${from.name_id}'s whole version: it replaces ${target.name_id}'s ` +
+          `${reverted.join(', ')} (as in its current version '${current.display_name}') with ${from.name_id}'s. ` +
+          `${inputAssignment(Input.Promote, 'build')} keeps them.`,
+        { title: 'Config reverted' },
+      )
+    return { versionId: from.version_id, build, what, reverted }
+  }
+  const made = await buildOnTarget(client, inputs.gameId, target, build, game.versions, logger)
+  if (made.created) journal.push(`created version '${made.displayName}' (${made.versionId})`)
+  return { versionId: made.versionId, build, what, reverted: [] }
 }
 
 function describeNamespaces(namespaces: readonly NamespaceSummary[]): string {
