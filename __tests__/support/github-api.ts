@@ -43,6 +43,8 @@ export interface GitHubStub {
     state?: 'open' | 'closed',
   ): void
   setPullRequestState(repo: string, number: number, state: 'open' | 'closed'): void
+  /** GET of the list of pull requests answers this status (a GitHub failure) until set back to undefined. */
+  failPullRequestList(status: number | undefined): void
   /** GET of that pull request answers this status (a GitHub failure) until set back to undefined. */
   failPullRequest(repo: string, number: number, status: number | undefined): void
   /**
@@ -68,6 +70,7 @@ export async function startGitHubStub(tokens: Record<string, StubToken>): Promis
     { head: { repo: string | null; ref: string; sha: string }; state: 'open' | 'closed'; failWith?: number }
   >()
   const requests: GitHubStub['requests'] = []
+  let listFailure: number | undefined
   const deployments = new Map<string, StubDeployment[]>()
   const histories = new Map<string, string[][]>()
   const compare = (repo: string, base: string, head: string) => {
@@ -157,6 +160,27 @@ export async function startGitHubStub(tokens: Record<string, StubToken>): Promis
         if (typeof body.body !== 'string') return send(422, { message: 'Validation Failed' })
         return send(201, addComment(list[1]!, Number(list[2]), body.body, token.user))
       }
+      const pullList = /^\/repos\/([^/]+\/[^/]+)\/pulls$/.exec(url.pathname)
+      if (pullList && req.method === 'GET') {
+        if (listFailure) return send(listFailure, { message: 'Server Error' })
+        // As GitHub: state=open by default, newest first, per_page up to 100.
+        const state = url.searchParams.get('state') ?? 'open'
+        const perPage = Math.min(Number(url.searchParams.get('per_page') ?? 30) || 30, 100)
+        const page = Math.max(Number(url.searchParams.get('page') ?? 1) || 1, 1)
+        const all = [...pulls.entries()]
+          .filter(([key, p]) => key.startsWith(`${pullList[1]}#`) && (state === 'all' || p.state === state))
+          .map(([key, p]) => ({
+            number: Number(key.split('#')[1]),
+            state: p.state,
+            head: {
+              ref: p.head.ref,
+              sha: p.head.sha,
+              repo: p.head.repo === null ? null : { full_name: p.head.repo },
+            },
+          }))
+          .sort((a, b) => b.number - a.number)
+        return send(200, all.slice((page - 1) * perPage, page * perPage))
+      }
       const pull = /^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)$/.exec(url.pathname)
       if (pull && req.method === 'GET') {
         const found = pulls.get(`${pull[1]}#${pull[2]}`)
@@ -241,6 +265,7 @@ export async function startGitHubStub(tokens: Record<string, StubToken>): Promis
     addPullRequest: (repo, number, head, state = 'open') =>
       void pulls.set(`${repo}#${number}`, { head, state }),
     setPullRequestState: (repo, number, state) => void (pulls.get(`${repo}#${number}`)!.state = state),
+    failPullRequestList: (status) => void (listFailure = status),
     failPullRequest: (repo, number, status) => void (pulls.get(`${repo}#${number}`)!.failWith = status),
     addHistory: (repo, commits) => histories.set(repo, [...(histories.get(repo) ?? []), commits]),
     addDeployment: (repo, ref, environment, state = 'success') => {

@@ -32,6 +32,13 @@ import {
 import { checkPullRequest, githubCompareCommits, retireDeployments } from './github.ts'
 import { previewKey, type PreviewState } from './preview.ts'
 import { commentAfter, type RunEnding } from './preview-record.ts'
+import {
+  makeRoomForPreview,
+  previewOfDeploy,
+  sweepOtherPreviews,
+  type DeploySweep,
+} from '../operations/preview-sweep.ts'
+import { actionsSweepGitHub } from './retired.ts'
 
 export async function run(): Promise<void> {
   await runAction(
@@ -110,9 +117,11 @@ async function deployRun(preview: Preview, signal: AbortSignal): Promise<void> {
   let namespaceId: string | undefined
   let result: DeployResult
   let previous: PreviewState | undefined
+  const sweep = previewSweep(preview, signal)
   try {
     previous = await comment?.load()
     signal.throwIfAborted()
+    if (sweep) await makeRoomForPreview(sweep)
     result = await deploy(inputs, {
       deadlineMs: deadlineFromEnv(process.env),
       logger: actionsLogger,
@@ -141,7 +150,25 @@ async function deployRun(preview: Preview, signal: AbortSignal): Promise<void> {
   else if (url && !result.verification)
     notice(`Published at ${url} (not checked: ${Input.Verify} is false)`, { title: 'Deployed' })
   await saveComment(preview, { kind: 'deployed', result }, previous)
+  if (sweep && !signal.aborted) await sweepOtherPreviews(sweep)
   if (refused) throw refused
+}
+
+/** On a pull request's run that deploys its preview: the sweep of the other previews, with GitHub's help. */
+function previewSweep(preview: Preview, signal: AbortSignal): DeploySweep | undefined {
+  const { inputs, event, githubToken } = preview
+  const pullRequest = event.pullRequest && previewOfDeploy(inputs, event.pullRequest.number)
+  if (pullRequest === undefined) return undefined
+  const { repository } = event
+  const github =
+    githubToken && repository
+      ? actionsSweepGitHub({
+          token: githubToken,
+          event: { ...event, repository },
+          connection: inputs.connection,
+        })
+      : undefined
+  return { inputs, pullRequest, github, logger: actionsLogger, signal }
 }
 
 /** A failed deploy: the outputs known so far (a created namespace above all), the summary, the comment. */

@@ -4,7 +4,7 @@
 import { errorMessage } from '../api/errors.ts'
 import { isCancelled } from '../common/cancel.ts'
 import { markdownCode, markdownText } from '../common/untrusted.ts'
-import type { CloseResult } from '../deploy/live/close.ts'
+import { BRING_BACK, retiredBecause, type CloseResult, type RetireReason } from '../deploy/live/close.ts'
 import type { DeployResult } from '../deploy/pipeline.ts'
 import { cancelledCheck, rerunText } from '../deploy/account.ts'
 import { notLiveAccount } from '../deploy/live/publish-and-see.ts'
@@ -18,7 +18,8 @@ export type RunEnding =
   | { kind: 'deployed'; result: DeployResult }
   /** `partial` is what the deploy had done; namespaceId is the namespace it reached, if any. */
   | { kind: 'failed'; error: unknown; partial: DeployResult | undefined; namespaceId: string }
-  | { kind: 'closed'; result: ClosedPreview; pullRequest: number }
+  /** Retired: its pull request closed (the default reason), too old, or past the cap. */
+  | { kind: 'closed'; result: ClosedPreview; pullRequest: number; reason?: RetireReason }
 
 /** A close that found the preview's namespace. */
 type ClosedPreview = CloseResult & { namespace: NonNullable<CloseResult['namespace']> }
@@ -121,7 +122,10 @@ function failedRecord(
   return { state, status }
 }
 
-function closedRecord({ result, pullRequest }: Ending<'closed'>, context: RecordContext): PreviewRecord {
+function closedRecord(
+  { result, pullRequest, reason }: Ending<'closed'>,
+  context: RecordContext,
+): PreviewRecord {
   const state = nextState(context.key, context.previous, {
     namespaceId: result.namespace.namespace_id,
     namespaceNameId: result.namespace.name_id,
@@ -129,9 +133,14 @@ function closedRecord({ result, pullRequest }: Ending<'closed'>, context: Record
   for (const field of ['domain', 'domainStatus', 'cnameTarget'] as const) delete state[field]
   if (result.url && result.versionId) Object.assign(state, { url: result.url, versionId: result.versionId })
   const freed = result.domainRemoved ? `, and ${markdownText(result.domainRemoved)} was freed` : ''
+  if (!reason || reason.kind === 'closed')
+    return {
+      state,
+      status: `🔒 Pull request #${pullRequest} was closed: the preview no longer serves its build${freed}.`,
+    }
   return {
     state,
-    status: `🔒 Pull request #${pullRequest} was closed: the preview no longer serves its build${freed}.`,
+    status: `🔒 The preview was retired: ${markdownText(retiredBecause(reason, pullRequest))}. It no longer serves its build${freed}. ${BRING_BACK}`,
   }
 }
 

@@ -15,11 +15,14 @@ import { closeOutputs, closeReport, deployOutputs, deployReport, failureReport }
 import type { Connection } from '../inputs/common.ts'
 import { ActionName, Input, Output } from '../inputs/constants.ts'
 import { hasTarget, readInputs, readPullRequestNumber, type RunContext } from '../inputs/deploy.ts'
-import { INPUTS, type CommandName } from '../inputs/table.ts'
+import { GITHUB_TOKEN_ENV, INPUTS, type CommandName } from '../inputs/table.ts'
 import { flagsOf } from './flags.ts'
 import { avatarsOperation } from '../operations/avatars.ts'
 import { lobbyOperation } from '../operations/lobby.ts'
-import { readPullRequestState } from '../operations/github-client.ts'
+import { listOpenPullRequests, readPullRequestState } from '../operations/github-client.ts'
+import type { SweepGitHub } from '../operations/previews.ts'
+import { makeRoomForPreview, previewOfDeploy, sweepOtherPreviews } from '../operations/preview-sweep.ts'
+import type { Dispatcher } from 'undici'
 import {
   OperationStoppedError,
   deadlineFromEnv,
@@ -80,7 +83,24 @@ const DEPLOY: Command = {
     const keepManifest = get(Output.Manifest).trim()
     // A private folder (mode 0700, a name nobody can guess): a planted link in /tmp cannot redirect it.
     const tempDir = await mkdtemp(path.join(os.tmpdir(), 'gamehost-'))
+    // A deploy to a preview's namespace sweeps the other previews, asking GitHub when it can.
+    const pullRequest = previewOfDeploy(inputs, undefined)
+    const repository = process.env.GITHUB_REPOSITORY?.trim()
+    const githubToken = process.env[GITHUB_TOKEN_ENV]?.trim()
+    const dispatcher = pullRequest !== undefined && githubToken && repository ? createAgent() : undefined
+    const sweepWith = (signal: AbortSignal) =>
+      pullRequest === undefined
+        ? undefined
+        : {
+            inputs,
+            pullRequest,
+            github: dispatcher && cliGitHub(githubToken!, repository!, dispatcher),
+            logger: io.logger,
+            signal,
+          }
     const run = async (signal: AbortSignal): Promise<Outcome> => {
+      const sweep = sweepWith(signal)
+      if (sweep) await makeRoomForPreview(sweep)
       const result = await deploy(inputs, {
         deadlineMs: deadlineFromEnv(process.env),
         logger: io.logger,
@@ -96,6 +116,7 @@ const DEPLOY: Command = {
       })
       if (result.siteId)
         io.logger.info(`Deployed site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`)
+      if (sweep && !signal.aborted) await sweepOtherPreviews(sweep)
       return { outputs: deployOutputs(result), report: deployReport(result) }
     }
     try {
@@ -110,6 +131,7 @@ const DEPLOY: Command = {
       })
     } finally {
       await rm(tempDir, { recursive: true, force: true })
+      await dispatcher?.destroy()
     }
   },
 }
@@ -239,16 +261,22 @@ const SWEEP: Command = {
     }
     const dispatcher = createAgent()
     try {
-      const apiUrl = process.env.GITHUB_API_URL
-      const operation = sweepOperation((inputs) => ({
-        pullRequest: (number, signal) =>
-          readPullRequestState({ token: inputs.githubToken, repository, apiUrl, dispatcher, signal }, number),
-      }))
+      const operation = sweepOperation((inputs) => cliGitHub(inputs.githubToken, repository, dispatcher))
       return await runOperationCommand(operation, flags, io)
     } finally {
       await dispatcher.destroy()
     }
   },
+}
+
+/** What the CLI asks GitHub for a sweep: which pull requests are open (GITHUB_API_URL, default api.github.com). */
+function cliGitHub(token: string, repository: string, dispatcher: Dispatcher): SweepGitHub {
+  const apiUrl = process.env.GITHUB_API_URL
+  return {
+    pullRequest: (number, signal) =>
+      readPullRequestState({ token, repository, apiUrl, dispatcher, signal }, number),
+    openPullRequests: (signal) => listOpenPullRequests({ token, repository, apiUrl, dispatcher, signal }),
+  }
 }
 
 export const COMMANDS: Command[] = [DEPLOY, SERVERS, LOBBY_LOGS, AVATARS, VALIDATE, PUBLISH, CLOSE, SWEEP]

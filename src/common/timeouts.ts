@@ -43,6 +43,13 @@ export const GITHUB_CALL_TIMEOUT_MS = 30_000
 export const COMMENT_CALL_TIMEOUT_MS = 15_000
 export const COMMENT_RETRY_DELAY_MS = 1_000
 export const COMMENT_BUDGET_MS = 60_000
+/**
+ * A preview deploy's sweep of the other previews starts no retirement after this, and is cut off as
+ * long again after it (the retirement under way ends): a retirement is a few calls and its closed page
+ * seen served (seconds), so a minute retires a dozen or so; what is left, the next preview deploy's
+ * sweep (or the sweep action) retires.
+ */
+export const PREVIEW_SWEEP_BUDGET_MS = 60_000
 /** GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it. */
 export const CANCELLED_COMMENT_MS = 4_000
 /** How long git may take to name the CLI's repository, commit and branch. */

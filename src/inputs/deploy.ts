@@ -34,6 +34,7 @@ import {
 } from '../common/timeouts.ts'
 import { readBasicAuth, type BasicAuth } from './basic-auth.ts'
 import { readHeaders } from './headers.ts'
+import { readPreviewLimits } from './previews.ts'
 import { inputAssignment, inputName } from '../common/input-naming.ts'
 
 /** The engines web-engine names (web-engine.ts knows what each one's build needs). */
@@ -128,6 +129,8 @@ export function readInputs(
     siteRecord: readBoolean(get, Input.SiteRecord),
     allowOlder: readBoolean(get, Input.AllowOlder),
     compareWith: readCompareWith(get),
+    // Which namespaces are previews, and how long and how many of them stay: the deploy of one sweeps the others.
+    previews: readPreviewLimits(get),
   }
   if (!site.path && target.kind === 'none' && !options.closing)
     throw usage`{path} is empty (no site to upload) and nothing is to be provisioned ({namespace}, {domain}, {lobby-count-max}): nothing to do. Give {path}, the folder of the built site`

@@ -76,7 +76,7 @@ export const ADVANCED_DEPLOY_INPUTS: ReadonlySet<string> = new Set([
   ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
   ...['max-retry-after', 'request-timeout', 'verify-timeout', 'on-verify-failure', 'site-record'],
   ...['allow-older', 'compare-with', 'skip-unchanged', 'if-no-token', 'pull-request'],
-  ...['browser', 'smoke-test-seconds'],
+  ...['browser', 'smoke-test-seconds', 'namespace-prefix', 'preview-ttl', 'max-previews'],
 ])
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE: readonly CommandName[] = [...ACTIONS, 'close']
@@ -355,11 +355,22 @@ export const INPUTS = {
       },
     },
   }),
-  NamespacePrefix: row('namespace-prefix', ['sweep'], {
+  NamespacePrefix: row('namespace-prefix', ['deploy', 'sweep'], {
     default: 'pr-',
     description:
-      "The previews' namespaces are named <prefix><pull request number>, as the deploy's namespace input makes them (default pr-)",
+      "The previews' namespaces are named <prefix><pull request number>, or <prefix><number>-<key> for one of several sites, as the deploy's namespace input makes them (default pr-)",
     flag: { type: 'string', value: 'prefix' },
+  }),
+  PreviewTtl: row('preview-ttl', ['deploy', 'sweep'], {
+    default: '30d',
+    description:
+      "A preview not deployed for this long is retired by the sweep (each preview deploy's, and the sweep action's): days or hours, like 30d or 36h; 0: never (default 30d)",
+    flag: { type: 'string', value: 'age' },
+  }),
+  MaxPreviews: row('max-previews', ['deploy', 'sweep'], {
+    description:
+      'At most this many pull requests keep a live preview: past it, the least recently deployed are retired first; empty: no cap',
+    flag: { type: 'string', value: 'n' },
   }),
   FromNamespace: row('from-namespace', ['publish'], {
     description: 'Promote the build this namespace serves (or --version-id)',

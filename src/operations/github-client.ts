@@ -12,7 +12,7 @@ import { errorCodes } from '../common/network.ts'
 import { runSecrets } from '../common/secrets.ts'
 import { GITHUB_CALL_TIMEOUT_MS } from '../common/timeouts.ts'
 import { Input } from '../inputs/constants.ts'
-import type { PullRequestState } from './sweep.ts'
+import type { PullRequestState } from './previews.ts'
 import packageJson from '../../package.json' with { type: 'json' }
 
 const DEFAULT_API_URL = 'https://api.github.com'
@@ -171,12 +171,7 @@ export function readPullRequestState(options: GitHubOptions, number: number): Pr
       const pull = await github.get<PullBody>(`${github.repo}/pulls/${number}`)
       if (typeof pull?.state !== 'string')
         throw new Error(`GitHub's answer for pull request #${number} has no state`)
-      const { ref, sha } = pull.head ?? {}
-      return {
-        open: pull.state === 'open',
-        headRef: typeof ref === 'string' ? ref : undefined,
-        headSha: typeof sha === 'string' ? sha : undefined,
-      }
+      return stateOf(pull)
     },
     (error, reason, status) => {
       if (status === 404)
@@ -193,3 +188,53 @@ export function readPullRequestState(options: GitHubOptions, number: number): Pr
 }
 
 type PullBody = { state?: unknown; head?: { ref?: unknown; sha?: unknown } } | undefined
+
+/** A pull request's answer: open or not, its head's branch and commit where GitHub gave them. */
+function stateOf(pull: NonNullable<PullBody>): PullRequestState {
+  const { ref, sha } = pull.head ?? {}
+  return {
+    open: pull.state === 'open',
+    headRef: typeof ref === 'string' ? ref : undefined,
+    headSha: typeof sha === 'string' ? sha : undefined,
+  }
+}
+
+/** Pages of 100 open pull requests listed at most: past them, a preview's pull request is asked about alone. */
+const OPEN_PAGES_MAX = 10
+
+/**
+ * GET /repos/{owner}/{repo}/pulls?state=open, page by page: the open pull requests by number, with
+ * their heads. Throws, saying why, when GitHub cannot tell.
+ */
+export function listOpenPullRequests(options: GitHubOptions): Promise<Map<number, PullRequestState>> {
+  return githubCall(
+    options,
+    async (github) => {
+      const open = new Map<number, PullRequestState>()
+      for (let page = 1; page <= OPEN_PAGES_MAX; page++) {
+        const pulls = await github.get<unknown>(`${github.repo}/pulls`, {
+          state: 'open',
+          per_page: 100,
+          page,
+        })
+        if (!Array.isArray(pulls))
+          throw new Error("GitHub's answer listing the open pull requests is no list")
+        for (const pull of pulls as Array<PullBody & { number?: unknown }>) {
+          if (typeof pull?.number !== 'number' || pull.state !== 'open') continue
+          open.set(pull.number, stateOf(pull))
+        }
+        if (pulls.length < 100) break
+      }
+      return open
+    },
+    (error, reason, status) => {
+      const refused = status === 401 || status === 403
+      throw new Error(
+        reason + (refused ? ` (${inputName(Input.GitHubToken)} needs pull-requests: read)` : ''),
+        {
+          cause: error,
+        },
+      )
+    },
+  )
+}

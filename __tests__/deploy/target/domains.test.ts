@@ -48,17 +48,14 @@ class PendingClient extends ServiceClient {
   }
 }
 
-/** A client whose domain adds meet the team's cap of pending host names. */
+/** A client whose domain adds meet one of the service's caps (default the team's pending host names). */
 class CappedClient extends ServiceClient {
+  code = 'CLOUD_TOO_MANY_PENDING_HOSTNAMES_FOR_GROUP'
   override async addNamespaceDomain(): Promise<void> {
     throw new ServiceError({
       operation: 'games.namespaces.addNamespaceDomain',
       status: 400,
-      body: {
-        code: 'CLOUD_TOO_MANY_PENDING_HOSTNAMES_FOR_GROUP',
-        message: 'Too many pending hostnames.',
-        ray_id: 'ray-cap',
-      },
+      body: { code: this.code, message: 'Too many pending hostnames.', ray_id: 'ray-cap' },
     })
   }
 }
@@ -125,7 +122,23 @@ describe('domains and the CDN domain', () => {
     )
     assert.match(error.message, /CNAME record/)
     assert.match(error.message, /leave domain empty/)
+    assert.match(error.message, /max-previews of 10 or fewer \(fewer when other domains wait too\)/)
     assert.match(error.message, /Too many pending hostnames\. \(ray id ray-cap\)/)
+  })
+
+  test("a namespace's cap of 10 domains names domain and what to do", async () => {
+    const client = new CappedClient(options())
+    client.code = 'CDN_TOO_MANY_DOMAINS'
+    const error = await provision(
+      client,
+      targeted({ namespace: 'capped-2', 'version-id': VERSION, domain: 'capped-2.example.com' }),
+      memoryLogger(),
+    ).catch((e: unknown) => e)
+    assert.ok(error instanceof UsageError, String(error))
+    assert.match(
+      error.message,
+      /^domain 'capped-2\.example\.com' cannot be added: namespace [0-9a-f-]+ holds the most custom domains the service allows a namespace \(10\)\. Remove one it no longer needs, or give this domain to another namespace/,
+    )
   })
 
   test('a domain under the CDN domain the service names is refused before anything is created', async () => {

@@ -22,6 +22,9 @@ import {
 import type { BytesFile } from '../upload/parts.ts'
 import { uploadFiles } from '../upload/upload.ts'
 import { explainServiceFailure } from '../../inputs/service-hints.ts'
+import { Input } from '../../inputs/constants.ts'
+import { describeAge, formatTtl } from '../../inputs/previews.ts'
+import { inputAssignment } from '../../common/input-naming.ts'
 
 export interface CloseResult {
   /** Undefined when the game has none of that name. */
@@ -31,6 +34,8 @@ export interface CloseResult {
   versionId?: string
   domainRemoved?: string
   url?: string
+  /** Left as it was: it no longer served the version `onlyIfServing` named (a deploy published meanwhile). */
+  deployedMeanwhile?: boolean
 }
 
 export type CloseDependencies = Pick<
@@ -38,7 +43,38 @@ export type CloseDependencies = Pick<
   'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs'
 > & {
   pullRequest: number | undefined
+  /** Why the preview is retired; default its pull request was closed. */
+  reason?: RetireReason
+  /** Close it only while it serves this version: the sweep decided on it, and a deploy may publish meanwhile. */
+  onlyIfServing?: string
 }
+
+/**
+ * Why a preview is retired: its pull request was closed, it was not deployed for longer than
+ * preview-ttl, or it was the least recently deployed when more than max-previews were live.
+ */
+export type RetireReason =
+  | { kind: 'closed' }
+  | { kind: 'expired'; ageMs: number; ttlMs: number }
+  | { kind: 'over-cap'; ageMs: number; maxPreviews: number; live: number }
+
+/** Why, in words: `it was not deployed for 31 days, longer than preview-ttl: 30d`. */
+export function retiredBecause(reason: RetireReason, pullRequest: number | undefined): string {
+  switch (reason.kind) {
+    case 'closed':
+      return pullRequest === undefined ? 'it was closed' : `pull request #${pullRequest} was closed`
+    case 'expired':
+      return `it was not deployed for ${describeAge(reason.ageMs)}, longer than ${inputAssignment(Input.PreviewTtl, formatTtl(reason.ttlMs))}`
+    case 'over-cap':
+      return (
+        `${reason.live} previews were live or going live, more than ${inputAssignment(Input.MaxPreviews, String(reason.maxPreviews))}, ` +
+        `and this one was among the least recently deployed (${describeAge(reason.ageMs)} ago)`
+      )
+  }
+}
+
+/** What brings a retired preview back: a deploy of its pull request (none for a closed one). */
+export const BRING_BACK = 'A push to the pull request (or a re-run of its deploy) brings it back.'
 
 export type CloseInputs = Pick<TargetedInputs, 'connection' | 'target' | 'transfer' | 'verify'>
 
@@ -58,6 +94,12 @@ export async function closePreview(inputs: CloseInputs, deps: CloseDependencies)
       logger.info(`The game has no namespace ${named}: this preview was never deployed, nothing to close`)
       return { alreadyClosed: false }
     }
+    if (deps.onlyIfServing !== undefined && namespace.version_id !== deps.onlyIfServing) {
+      logger.info(
+        `Namespace ${namespace.name_id} was published to meanwhile (it serves version ${namespace.version_id} now): left as it is`,
+      )
+      return { namespace, alreadyClosed: false, deployedMeanwhile: true }
+    }
     const cdnDomain = await resolveCdnDomain(client, target.cdnDomain, inputs.connection.apiUrl, logger)
     const url = cdnDomain && namespaceUrl(cdnDomain, game.name_id, namespace.name_id)
     const name = closedVersionName(namespace.name_id, deps.pullRequest)
@@ -69,7 +111,7 @@ export async function closePreview(inputs: CloseInputs, deps: CloseDependencies)
             publishClosedPage(
               run,
               { gameId, namespace, current, name, url },
-              deps.pullRequest,
+              closedPage(deps.pullRequest, deps.reason),
               inputs.verify,
             ),
           )
@@ -100,12 +142,11 @@ async function publishClosedPage(
     name: string
     url: string | undefined
   },
-  pullRequest: number | undefined,
+  file: BytesFile,
   verify: VerifySettings,
 ): Promise<ClosedPage> {
   const { gameId, namespace, current, name } = to
   const { client, logger } = run
-  const file = closedPage(pullRequest)
   const site = await client.createCdnSite(gameId, {
     display_name: name,
     files: [{ path: file.path, content_length: file.size, content_type: file.contentType }],
@@ -158,11 +199,15 @@ async function freeDomain(
   return domain
 }
 
-function closedPage(pullRequest: number | undefined): BytesFile {
+function closedPage(pullRequest: number | undefined, reason: RetireReason | undefined): BytesFile {
   const what = pullRequest === undefined ? 'This preview' : `The preview of pull request #${pullRequest}`
+  const said =
+    !reason || reason.kind === 'closed'
+      ? `${what} was closed: its build is no longer served here.`
+      : `${what} was retired (${retiredBecause(reason, pullRequest)}): its build is no longer served here. ${BRING_BACK}`
   const html =
     '<!doctype html>\n<html lang="en">\n<meta charset="utf-8">\n<title>Preview closed</title>\n' +
-    `<h1>Preview closed</h1>\n<p>${escapeHtml(what)} was closed: its build is no longer served here.</p>\n</html>\n`
+    `<h1>Preview closed</h1>\n<p>${escapeHtml(said)}</p>\n</html>\n`
   const bytes = Buffer.from(html)
   return { path: 'index.html', size: bytes.length, contentType: contentTypeOf('index.html')!, bytes }
 }

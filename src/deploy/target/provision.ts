@@ -250,8 +250,15 @@ function domainRefusal(error: ServiceError, domain: string, namespaceId: string)
       return new ServiceStateError(
         `${given} cannot be added: the team already holds the most custom domains the service lets wait ` +
           "for their DNS (10 pending). A domain stays pending until its DNS has a CNAME record to its namespace's host name. " +
-          'Create the CNAME records of the pending ones, or remove the domains of closed previews (closing a preview frees ' +
-          `its ${inputName(Input.Domain)}); for a preview per pull request, leave ${inputName(Input.Domain)} empty: each namespace is served at its own host. ${quoted}`,
+          'Create the CNAME records of the pending ones, or free the domains of previews done with (retiring a preview frees ' +
+          `its ${inputName(Input.Domain)}: its pull request's close, the sweep, or ${inputName(Input.MaxPreviews)} of 10 or fewer (fewer when other ` +
+          `domains wait too), which retires the least recently deployed preview before a new one adds its domain); for a preview per pull request, leave ${inputName(Input.Domain)} empty: each namespace is served at its own host. ${quoted}`,
+        { cause: error },
+      )
+    case 'CDN_TOO_MANY_DOMAINS':
+      return new ServiceStateError(
+        `${given} cannot be added: namespace ${namespaceId} holds the most custom domains the service allows a ` +
+          `namespace (10). Remove one it no longer needs, or give this ${inputName(Input.Domain)} to another namespace. ${quoted}`,
         { cause: error },
       )
     case 'CDN_INVALID_DOMAIN':
