@@ -4,7 +4,6 @@
 // rewrites the pages' headers, and the CDN domain is the service's own (GET /cloud/bootstrap).
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { get, type IncomingHttpHeaders } from 'node:http'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fetchLocally, startEmulator, type Emulator } from '../../src/emulator/index.ts'
@@ -12,28 +11,10 @@ import { actionDefaults, runAction, type ActionRun } from '../../scripts/run-act
 import { tempDir, writeTree } from '../support/helpers.ts'
 import { startGitHubStub, type GitHubStub } from '../support/github-api.ts'
 import { GAME, TOKEN, root } from '../support/actions.ts'
+import { bytesAt } from '../support/emulator.ts'
 
 const REPO = 'studio/space-game'
 const MiB = 1024 * 1024
-
-/** GET a URL of a *.localhost host (which Node does not resolve) from 127.0.0.1, its bytes whole. */
-function bytesAt(url: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
-  const target = new URL(url)
-  return new Promise((resolve, reject) => {
-    const req = get(
-      { host: '127.0.0.1', port: target.port, path: target.pathname, headers: { host: target.host } },
-      (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
-        res.on('end', () =>
-          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }),
-        )
-        res.on('error', reject)
-      },
-    )
-    req.on('error', reject)
-  })
-}
 
 describe('live at the emulator defaults, through dist/index.js', () => {
   let emulator: Emulator

@@ -266,6 +266,9 @@ describe('the sweep', () => {
         path: site,
         namespace: 'v2',
         'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
+        // Its own site, whose record names its tag: reuse-reviewed would publish the site of a preview
+        // of the same build, whose record names that preview's pull request.
+        'reuse-reviewed': 'false',
       },
     })
     assert.equal(release.exitCode, 0, release.stdout)

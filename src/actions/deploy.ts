@@ -9,6 +9,7 @@ import {
   deployReport,
   failureReport,
   rerunText,
+  siteSentence,
   skipReport,
 } from '../deploy/account.ts'
 import { UsageError, errorMessage } from '../api/errors.ts'
@@ -140,11 +141,8 @@ async function deployRun(preview: Preview, signal: AbortSignal): Promise<void> {
     return reportFailure(preview, previous, namespaceId, thrown)
   }
   const refused = await writeOutputsAndReport(deployOutputs(result), deployReport(result))
-  if (result.siteId) {
-    actionsLogger.info(
-      `${result.skipped ? 'Reused' : 'Deployed'} site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`,
-    )
-  }
+  const said = siteSentence(result)
+  if (said) actionsLogger.info(said)
   const url = result.published?.url
   if (url && result.verification?.verified) notice(`Live at ${url}`, { title: 'Deployed' })
   else if (url && !result.verification)

@@ -10,6 +10,7 @@ import { cancelledCheck, rerunText } from '../deploy/account.ts'
 import { notLiveAccount } from '../deploy/live/publish-and-see.ts'
 import { smokeSentence } from '../deploy/smoke/verdict.ts'
 import { describeTiming } from '../deploy/live/verify.ts'
+import { reviewedBytes } from '../deploy/target/reviewed.ts'
 import { describeDelta, moreRow, sizeCell, sizeSummary, type SizeChange } from '../deploy/sizes.ts'
 import { Input } from '../inputs/constants.ts'
 import { nextState, renderComment, type PreviewState } from './preview.ts'
@@ -74,9 +75,11 @@ function deployedSentence(result: DeployResult): string {
   const mark = warnings.length ? '⚠️' : '✅'
   const said = result.skipped
     ? `${mark} No change since the last preview: site ${markdownCode(result.siteId ?? '')} still holds these files.${live}`
-    : result.siteId
-      ? `${mark} Deployed site ${markdownCode(result.siteId)}.${live}`
-      : `${mark} Provisioned.`
+    : result.siteId && result.reviewed && 'reusedFrom' in result.reviewed
+      ? `${mark} Published site ${markdownCode(result.siteId)}: ${markdownText(reviewedBytes(result.reviewed))}, 0 bytes uploaded.${live}`
+      : result.siteId
+        ? `${mark} Deployed site ${markdownCode(result.siteId)}.${live}`
+        : `${mark} Provisioned.`
   if (!warnings.length) return said
   const heading = warnings.length === 1 ? 'A warning' : `${warnings.length} warnings`
   return [said, '', `${heading} (${Input.FailOnWarning}: true makes them fail the run):`, '']

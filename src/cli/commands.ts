@@ -11,7 +11,14 @@ import { isCancelled } from '../common/cancel.ts'
 import { GIT_TIMEOUT_MS } from '../common/timeouts.ts'
 import { closePreview } from '../deploy/live/close.ts'
 import { deploy, deployFailure } from '../deploy/pipeline.ts'
-import { closeOutputs, closeReport, deployOutputs, deployReport, failureReport } from '../deploy/account.ts'
+import {
+  closeOutputs,
+  closeReport,
+  deployOutputs,
+  deployReport,
+  failureReport,
+  siteSentence,
+} from '../deploy/account.ts'
 import type { Connection } from '../inputs/common.ts'
 import { ActionName, Input, Output } from '../inputs/constants.ts'
 import { hasTarget, readInputs, readPullRequestNumber, type RunContext } from '../inputs/deploy.ts'
@@ -114,8 +121,8 @@ const DEPLOY: Command = {
         // not run, and publishes.
         source: { commit: contextOnce().sha, ref: contextOnce().ref },
       })
-      if (result.siteId)
-        io.logger.info(`Deployed site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`)
+      const said = siteSentence(result)
+      if (said) io.logger.info(said)
       if (sweep && !signal.aborted) await sweepOtherPreviews(sweep)
       return { outputs: deployOutputs(result), report: deployReport(result) }
     }

@@ -52,6 +52,11 @@ export const COMMENT_BUDGET_MS = 60_000
 export const PREVIEW_SWEEP_BUDGET_MS = 60_000
 /** GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it. */
 export const CANCELLED_COMMENT_MS = 4_000
+/**
+ * How long a deploy may read the records the game's namespaces serve, looking for one of its own
+ * build (reuse-reviewed): a host slower than this is left out, said so, and the files are uploaded.
+ */
+export const REVIEWED_SEARCH_MS = 15_000
 /** How long git may take to name the CLI's repository, commit and branch. */
 export const GIT_TIMEOUT_MS = 5_000
 

@@ -14,7 +14,8 @@ import type { Manifest } from './collect/files.ts'
 import type { Published } from './live/prepare.ts'
 import type { Verification } from './live/verify.ts'
 import { describeVersion } from './live/meanwhile.ts'
-import { formatBytes, formatSeconds } from '../common/format.ts'
+import { capital, formatBytes, formatSeconds } from '../common/format.ts'
+import { reviewedBytes } from './target/reviewed.ts'
 import { hiddenLeftOut } from './collect/walk.ts'
 import {
   heading,
@@ -45,6 +46,7 @@ export function deployOutputs(result: DeployResult): Record<string, OutputValue>
     [Output.Url]: result.published?.url ?? result.older?.url ?? null,
     [Output.DomainStatus]: result.provisioned.domainStatus?.status ?? null,
     [Output.Skipped]: result.skipped,
+    [Output.ReusedFrom]: reusedFrom(result) ?? null,
     [Output.Verified]: result.verification?.verified ?? false,
     [Output.SmokeTest]: result.smoke?.status ?? null,
     [Output.Screenshot]: result.smoke?.screenshot ?? null,
@@ -253,7 +255,7 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
   if (manifest || result.siteId) rows.push(['Site', siteCell(result, failed)])
   if (manifest) {
     rows.push(['Files', `${manifest.fileCount} (${formatBytes(manifest.totalBytes)})`])
-    rows.push(['Parts', String(upload?.parts ?? result.plannedParts)])
+    rows.push(['Parts', String(upload?.parts ?? (reusedFrom(result) ? 0 : result.plannedParts))])
     rows.push(['Digest', { code: manifest.digest }])
   } else if (result.collected) {
     const { fileCount, totalBytes } = result.collected
@@ -262,6 +264,7 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
       `${fileCount} (${formatBytes(totalBytes)}) collected; ${result.siteId ? 'the upload did not finish' : 'none uploaded'}`,
     ])
   }
+  if (result.reviewed) rows.push(['Reviewed build', reviewedCell(result.reviewed)])
   if (result.record)
     rows.push(['Record', [{ code: `/${result.record.path}` }, ` (${formatBytes(result.record.size)})`]])
   const leftOut = hiddenLeftOut(result.collected?.hidden ?? [])
@@ -296,12 +299,31 @@ function resultRows(result: DeployResult, failed: boolean): Array<[string, Cell]
 function siteCell(result: DeployResult, failed: boolean): Cell {
   const { siteId, siteName } = result
   if (result.skipped) return [{ code: siteId ?? '' }, ' (reused: the files are unchanged)']
+  const from = reusedFrom(result)
+  if (from && siteId) return [{ code: siteId }, ` (reused: the site ${from} serves)`]
   if (!siteId) return `${siteName} (${result.dryRun ? 'would be created' : 'not created'})`
   return [
     `${siteName} `,
     { code: siteId },
     failed && !result.uploadCompleted ? ' (created; upload not completed)' : '',
   ]
+}
+
+/** The site the namespace serves now, and whose it is; undefined without one. */
+export function siteSentence(result: DeployResult): string | undefined {
+  const { siteId, reviewed } = result
+  if (!siteId) return undefined
+  if (reviewed && 'reusedFrom' in reviewed)
+    return `Reused site ${siteId}: ${reviewedBytes(reviewed)}, 0 bytes uploaded`
+  return `${result.skipped ? 'Reused' : 'Deployed'} site ${siteId} (upload ${result.uploadId ?? 'unknown'})`
+}
+
+const reusedFrom = (result: DeployResult) =>
+  result.reviewed && 'reusedFrom' in result.reviewed ? result.reviewed.reusedFrom : undefined
+
+function reviewedCell(reviewed: NonNullable<DeployResult['reviewed']>): string {
+  if ('unmatched' in reviewed) return `none is this one, so the files were uploaded: ${reviewed.unmatched}`
+  return `${capital(reviewedBytes(reviewed))}: 0 bytes uploaded`
 }
 
 function whereRows(published: NonNullable<DeployResult['published']>): Array<[string, Cell]> {
@@ -363,6 +385,7 @@ export function closeOutputs(result: CloseResult): Record<string, OutputValue> {
     [Output.Url]: result.url ?? null,
     [Output.DomainStatus]: null,
     [Output.Skipped]: false,
+    [Output.ReusedFrom]: null,
     [Output.Verified]: false,
     [Output.SmokeTest]: null,
     [Output.Screenshot]: null,

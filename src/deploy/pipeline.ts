@@ -6,7 +6,7 @@ import { basicAuthorization } from '../inputs/basic-auth.ts'
 import { hasTarget, targetNameId, type DeployInputs, type TargetedInputs } from '../inputs/deploy.ts'
 import { collectSite, type CollectedSite } from './collect/collect.ts'
 import type { OpenFile } from './collect/read.ts'
-import { writeManifest, type Manifest } from './collect/files.ts'
+import { buildManifest, writeManifest, type Manifest } from './collect/files.ts'
 import { prepareVersion, type Published } from './live/prepare.ts'
 import { privateHostWaiter } from './target/private.ts'
 import type { Provisioned } from './target/provision.ts'
@@ -24,6 +24,8 @@ import { compareSizes, sizeSummary, type SizeChange } from './sizes.ts'
 import type { PublishPlan } from './target/target.ts'
 import { cdnRoutes, type ServingPlan } from './collect/web-engine.ts'
 import { explainServiceFailure } from '../inputs/service-hints.ts'
+import { hashArtifacts } from './collect/hash.ts'
+import { lookForReviewedBuild, type ReviewedBytes, type ReviewedOutcome } from './target/reviewed.ts'
 
 export interface DeployResult {
   dryRun: boolean
@@ -51,6 +53,8 @@ export interface DeployResult {
   record?: Pick<RecordFile, 'path' | 'size' | 'sha256' | 'contentType'>
   older?: OlderCheck
   sizes?: SizeChange
+  /** reuse-reviewed: the namespace whose served build this is (its site published, nothing uploaded), or why none. */
+  reviewed?: ReviewedBytes | { unmatched: string }
 }
 
 export interface PreviousSite {
@@ -201,7 +205,7 @@ async function sendAndGoLive(stage: Stage, site: CollectedSite | undefined): Pro
   }
   run.signal.throwIfAborted()
 
-  if (site) await uploadOrReuse(stage, site)
+  if (site) await uploadOrReuse(stage, site, planned?.publishing)
   if (served?.base && result.manifest) {
     result.sizes = compareSizes(served.base.nameId, served.base.record, result.manifest)
     logger.info(`Compared with what ${served.base.nameId} serves: ${sizeSummary(result.sizes)}`)
@@ -214,20 +218,26 @@ async function sendAndGoLive(stage: Stage, site: CollectedSite | undefined): Pro
   await publishAndSeeLive(stage, targeted, { ...plan, servedThen: served?.live }, siteId)
 }
 
-async function uploadOrReuse({ inputs, run, result, deps }: Stage, site: CollectedSite): Promise<void> {
+async function uploadOrReuse(
+  stage: Stage,
+  site: CollectedSite,
+  plan: PublishPlan | undefined,
+): Promise<void> {
+  const { inputs, run, result, deps } = stage
   const { logger, previous } = deps
-  const { manifest } = site
-  if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
+  if (site.manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === site.manifest.digest) {
     const commit = previous.commit ? ` (commit ${previous.commit.slice(0, 7)})` : ''
     logger.info(
-      `The files are unchanged since site ${previous.siteId}${commit} (digest ${manifest.digest}): ` +
+      `The files are unchanged since site ${previous.siteId}${commit} (digest ${site.manifest.digest}): ` +
         'no new site is created. Set skip-unchanged: false to upload anyway.',
     )
     const { siteId, uploadId } = previous
     return void Object.assign(result, { skipped: true, uploadCompleted: true, siteId, uploadId })
   }
-  const uploaded = await logger.group('Upload', () =>
-    uploadSite({
+  await logger.group('Upload', async () => {
+    const reviewed = plan && (await reviewedBuild(stage, site, plan))
+    if (reviewed && 'reused' in reviewed) return
+    const uploaded = await uploadSite({
       ...deps,
       client: run.client,
       dispatcher: run.dispatcher,
@@ -237,7 +247,7 @@ async function uploadOrReuse({ inputs, run, result, deps }: Stage, site: Collect
       gameId: inputs.connection.gameId,
       siteName: inputs.site.name,
       files: site.files,
-      manifest,
+      manifest: site.manifest ?? reviewed?.manifest,
       concurrency: inputs.transfer.concurrency,
       onSiteCreated: (created) => Object.assign(result, created),
       onHashed: async (manifest) => {
@@ -245,13 +255,52 @@ async function uploadOrReuse({ inputs, run, result, deps }: Stage, site: Collect
         logger.info(`Digest ${manifest.digest}`)
       },
       record: inputs.siteRecord ? (deps.source ?? {}) : undefined,
-    }),
-  )
-  Object.assign(result, { upload: uploaded.upload, uploadCompleted: true })
-  if (uploaded.record) {
-    const { path: recordPath, size, sha256, contentType } = uploaded.record
-    result.record = { path: recordPath, size, sha256, contentType }
+    })
+    Object.assign(result, { upload: uploaded.upload, uploadCompleted: true })
+    if (uploaded.record) {
+      const { path: recordPath, size, sha256, contentType } = uploaded.record
+      result.record = { path: recordPath, size, sha256, contentType }
+    }
+  })
+}
+
+/**
+ * reuse-reviewed: when a namespace of the game serves this very build, its site is this run's (the
+ * result says so, and nothing is uploaded); else why none does, with the manifest if it was hashed.
+ */
+async function reviewedBuild(
+  { inputs, run, result, deps }: Stage,
+  site: CollectedSite,
+  plan: PublishPlan,
+): Promise<ReviewedOutcome | undefined> {
+  const { logger } = deps
+  const looked = await lookForReviewedBuild({
+    inputs: { ...inputs, ref: deps.source?.ref },
+    client: run.client,
+    gameId: inputs.connection.gameId,
+    game: plan.game,
+    cdnDomain: plan.cdnDomain,
+    target: result.provisioned.nameId,
+    // skip-unchanged: false asks for a new site even when the namespace serves these files already.
+    targetLeftOut: !inputs.skipUnchanged,
+    local: { fileCount: site.files.length, totalBytes: site.totalBytes },
+    manifest: site.manifest,
+    hash: async () => {
+      const manifest = buildManifest(site.files, await hashArtifacts(site.files, deps.open))
+      await deps.saveManifest(manifest)
+      logger.info(`Digest ${manifest.digest}`)
+      return manifest
+    },
+    host: { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs },
+    logger,
+  })
+  if (!looked) return undefined
+  result.reviewed = looked.account
+  if ('reused' in looked.outcome) {
+    const { siteId, record } = looked.outcome.reused
+    Object.assign(result, { siteId, uploadCompleted: true, record })
   }
+  return looked.outcome
 }
 
 async function publishAndSeeLive(

@@ -15,6 +15,7 @@ export const Output = {
   Url: 'url',
   DomainStatus: 'domain-status',
   Skipped: 'skipped',
+  ReusedFrom: 'reused-from',
   Verified: 'verified',
   SmokeTest: 'smoke-test',
   Screenshot: 'screenshot',

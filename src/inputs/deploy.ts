@@ -123,6 +123,7 @@ export function readInputs(
     smoke: readSmoke(get, target, verify),
     dryRun,
     skipUnchanged: readBoolean(get, Input.SkipUnchanged),
+    reuseReviewed: readBoolean(get, Input.ReuseReviewed),
     ifNoToken: readChoice(get, Input.IfNoToken, ['auto', 'fail', 'skip'] as const),
     // The sticky pull-request comment; the GitHub token is only read by the action.
     comment: readBoolean(get, Input.Comment),

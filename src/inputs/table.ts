@@ -75,7 +75,7 @@ export const ADVANCED_DEPLOY_INPUTS: ReadonlySet<string> = new Set([
   ...['include-hidden', 'site-name', 'namespace-display-name', 'version-id', 'namespace-id', 'cdn-domain'],
   ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
   ...['max-retry-after', 'request-timeout', 'verify-timeout', 'on-verify-failure', 'site-record'],
-  ...['allow-older', 'compare-with', 'skip-unchanged', 'if-no-token', 'pull-request'],
+  ...['allow-older', 'compare-with', 'skip-unchanged', 'reuse-reviewed', 'if-no-token', 'pull-request'],
   ...['browser', 'smoke-test-seconds', 'namespace-prefix', 'preview-ttl', 'max-previews'],
 ])
 /** The connection's flags: every subcommand's. */
@@ -303,6 +303,12 @@ export const INPUTS = {
   SkipUnchanged: row('skip-unchanged', ['deploy'], {
     default: 'true',
     description: "On a preview, reuse the preview's last site when the files are unchanged",
+  }),
+  ReuseReviewed: row('reuse-reviewed', ['deploy'], {
+    default: 'true',
+    description:
+      'On a release, publish instead of uploading the site of a namespace of the game that serves this very build (the same digest, read from its record): 0 bytes uploaded (default; --no-reuse-reviewed to upload anyway)',
+    flag: { type: 'boolean', negatable: true },
   }),
   SiteRecord: row('site-record', ['deploy'], {
     default: 'true',

@@ -4,7 +4,7 @@
 import type { ServiceClient } from '../../api/client.ts'
 import { UsageError } from '../../api/errors.ts'
 import { plural } from '../../common/format.ts'
-import type { GameVersion } from '../../api/types.ts'
+import type { GameVersion, GetGameResponse } from '../../api/types.ts'
 import type { CdnRoute } from '../../api/versions.ts'
 import type { Logger } from '../../common/logger.ts'
 import { Input } from '../../inputs/constants.ts'
@@ -14,6 +14,8 @@ import { resolveCdnDomain } from './cdn-domain.ts'
 import { chooseVersion, provision, type Provisioned } from './provision.ts'
 import { readVersion, validateDeployVersion, versionName } from '../live/version-config.ts'
 import { inputName } from '../../common/input-naming.ts'
+
+type Game = GetGameResponse['game']
 
 export interface PublishPlan {
   /** The version whose config the new one is made from. */
@@ -27,6 +29,8 @@ export interface PublishPlan {
   routes: CdnRoute[] | undefined
   /** cdn-domain, else the service's own. */
   cdnDomain: string | undefined
+  /** Its namespaces and versions as read before anything changed (reviewed.ts looks for this build there). */
+  game: Pick<Game, 'name_id' | 'namespaces' | 'versions'>
 }
 
 export async function planTarget(
@@ -79,7 +83,11 @@ export async function planTarget(
   logger.info(routesLine(base, routes))
   const gameNameId = located.game.name_id
   const current = namespace?.version_id
-  return { provisioned, publishing: { base, name, gameNameId, current, createOn: choice, routes, cdnDomain } }
+  const { game } = located
+  return {
+    provisioned,
+    publishing: { base, name, gameNameId, current, createOn: choice, routes, cdnDomain, game },
+  }
 }
 
 function routesLine(base: GameVersion, routes: CdnRoute[] | undefined): string {
