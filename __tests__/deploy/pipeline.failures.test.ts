@@ -43,6 +43,39 @@ describe('a deploy that fails or is cancelled', () => {
   const inputs = (apiUrl: string, extra: Record<string, string> = {}) =>
     readInputs(getter({ 'api-url': apiUrl, token: TOKEN, 'game-id': GAME, path: site, ...extra }))
 
+  test('a build that fails a local check makes no room for its preview: beforeCreating runs only once they pass', async () => {
+    const calls: string[] = []
+    const beforeCreating = async () => void calls.push('beforeCreating')
+    const empty = await tempDir()
+    const refused = await deploy(
+      readInputs(
+        getter({
+          'api-url': 'http://127.0.0.1:1',
+          token: TOKEN,
+          'game-id': GAME,
+          path: empty,
+          namespace: 'pr-3',
+        }),
+      ),
+      { logger: memoryLogger(), tempDir: temp, beforeCreating },
+    ).catch((e: unknown) => e)
+    assert.ok(refused instanceof UsageError, String(refused))
+    assert.deepEqual(calls, [], 'nothing retired for a build that is refused')
+    const emulator = await emulatorWith({})
+    await deploy(
+      inputs(emulator.url, {
+        namespace: 'pr-3',
+        'cdn-domain': emulator.url.replace('127.0.0.1', 'localhost'),
+      }),
+      {
+        logger: memoryLogger(),
+        tempDir: temp,
+        beforeCreating,
+      },
+    )
+    assert.deepEqual(calls, ['beforeCreating'])
+  })
+
   test('a refused api-url fails after two quick retries, naming api-url, with the files it collected', async () => {
     const waits: number[] = []
     const thrown = await deploy(inputs(`http://127.0.0.1:${await deadPort()}`), {

@@ -122,7 +122,6 @@ async function deployRun(preview: Preview, signal: AbortSignal): Promise<void> {
   try {
     previous = await comment?.load()
     signal.throwIfAborted()
-    if (sweep) await makeRoomForPreview(sweep)
     result = await deploy(inputs, {
       deadlineMs: deadlineFromEnv(process.env),
       logger: actionsLogger,
@@ -130,6 +129,7 @@ async function deployRun(preview: Preview, signal: AbortSignal): Promise<void> {
       previous,
       onNamespace: (id) => (namespaceId = id),
       signal,
+      beforeCreating: sweep && (() => makeRoomForPreview(sweep)),
       source: { commit: event.pullRequest?.headSha ?? process.env.GITHUB_SHA, ref: event.ref },
       // The guard against an older build asks GitHub; without a token or repository it cannot.
       compareCommits:

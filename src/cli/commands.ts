@@ -107,8 +107,7 @@ const DEPLOY: Command = {
           }
     const run = async (signal: AbortSignal): Promise<Outcome> => {
       const sweep = sweepWith(signal)
-      if (sweep) await makeRoomForPreview(sweep)
-      const result = await deploy(inputs, {
+        const result = await deploy(inputs, {
         deadlineMs: deadlineFromEnv(process.env),
         logger: io.logger,
         tempDir,
@@ -117,6 +116,7 @@ const DEPLOY: Command = {
         // A terminal shows the upload's progress in its status line: update it often.
         progressIntervalMs: io.interactive ? 250 : undefined,
         signal,
+        beforeCreating: sweep && (() => makeRoomForPreview(sweep)),
         // No GitHub client here (no compareCommits): the guard against an older build says it could
         // not run, and publishes.
         source: { commit: contextOnce().sha, ref: contextOnce().ref },

@@ -83,6 +83,8 @@ export interface DeployDependencies extends Pick<
   source?: BuildSource
   /** Without it the guard against an older build cannot run, and says so. */
   compareCommits?: CompareCommits
+  /** Once every local check has passed, before anything is created (a preview's room made under max-previews). */
+  beforeCreating?: () => Promise<void>
 }
 
 /** A failure past the local checks, with what was done before (`partial`); local checks throw as they are. */
@@ -128,6 +130,8 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
       deps.onNamespace?.(id)
     }
     try {
+      await deps.beforeCreating?.()
+      run.signal.throwIfAborted()
       await sendAndGoLive({ inputs, run, result, deps: { ...deps, saveManifest, onNamespace } }, site)
     } catch (error) {
       throw new DeployError(error, finished(result))
