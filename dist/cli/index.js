@@ -66804,8 +66804,20 @@ const GITHUB_CALL_TIMEOUT_MS = 30_000;
 const COMMENT_CALL_TIMEOUT_MS = 15_000;
 const COMMENT_RETRY_DELAY_MS = 1_000;
 const COMMENT_BUDGET_MS = 60_000;
+/**
+ * A preview deploy's sweep of the other previews starts no retirement after this, and is cut off as
+ * long again after it (the retirement under way ends): a retirement is a few calls and its closed page
+ * seen served (seconds), so a minute retires a dozen or so; what is left, the next preview deploy's
+ * sweep (or the sweep action) retires.
+ */
+const PREVIEW_SWEEP_BUDGET_MS = 60_000;
 /** GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it. */
 const CANCELLED_COMMENT_MS = 4_000;
+/**
+ * How long a deploy may read the records the game's namespaces serve, looking for one of its own
+ * build (reuse-reviewed): a host slower than this is left out, said so, and the files are uploaded.
+ */
+const REVIEWED_SEARCH_MS = 15_000;
 /** How long git may take to name the CLI's repository, commit and branch. */
 const GIT_TIMEOUT_MS = 5_000;
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
@@ -66853,8 +66865,8 @@ const ADVANCED_DEPLOY_INPUTS = new Set([
     ...['include-hidden', 'site-name', 'namespace-display-name', 'version-id', 'namespace-id', 'cdn-domain'],
     ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
     ...['max-retry-after', 'request-timeout', 'verify-timeout', 'on-verify-failure', 'site-record'],
-    ...['allow-older', 'compare-with', 'skip-unchanged', 'if-no-token', 'pull-request'],
-    ...['browser', 'smoke-test-seconds'],
+    ...['allow-older', 'compare-with', 'skip-unchanged', 'reuse-reviewed', 'if-no-token', 'pull-request'],
+    ...['browser', 'smoke-test-seconds', 'namespace-prefix', 'preview-ttl', 'max-previews'],
 ]);
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
@@ -67064,6 +67076,11 @@ const INPUTS = {
         default: 'true',
         description: "On a preview, reuse the preview's last site when the files are unchanged",
     }),
+    ReuseReviewed: row('reuse-reviewed', ['deploy'], {
+        default: 'true',
+        description: 'On a release, publish instead of uploading the site of a namespace of the game that serves this very build (the same digest, read from its record): 0 bytes uploaded (default; --no-reuse-reviewed to upload anyway)',
+        flag: { type: 'boolean', negatable: true },
+    }),
     SiteRecord: row('site-record', ['deploy'], {
         default: 'true',
         description: "Put the record of the build on the site, at /.well-known/gamehost.json: commit, ref, digest, each file's path, size and SHA-256 (default; --no-site-record to leave it out)",
@@ -67112,10 +67129,19 @@ const INPUTS = {
             },
         },
     }),
-    NamespacePrefix: row('namespace-prefix', ['sweep'], {
+    NamespacePrefix: row('namespace-prefix', ['deploy', 'sweep'], {
         default: 'pr-',
-        description: "The previews' namespaces are named <prefix><pull request number>, as the deploy's namespace input makes them (default pr-)",
+        description: "The previews' namespaces are named <prefix><pull request number>, or <prefix><number>-<key> for one of several sites, as the deploy's namespace input makes them (default pr-)",
         flag: { type: 'string', value: 'prefix' },
+    }),
+    PreviewTtl: row('preview-ttl', ['deploy', 'sweep'], {
+        default: '30d',
+        description: "A preview not deployed for this long is retired by the sweep (each preview deploy's, and the sweep action's): days or hours, like 30d or 36h; 0: never (default 30d)",
+        flag: { type: 'string', value: 'age' },
+    }),
+    MaxPreviews: row('max-previews', ['deploy', 'sweep'], {
+        description: 'At most this many pull requests keep a live preview: past it, the least recently deployed are retired first; empty: no cap',
+        flag: { type: 'string', value: 'n' },
     }),
     FromNamespace: row('from-namespace', ['publish'], {
         description: 'Promote the build this namespace serves (or --version-id)',
@@ -67209,6 +67235,7 @@ const Output = {
     Url: 'url',
     DomainStatus: 'domain-status',
     Skipped: 'skipped',
+    ReusedFrom: 'reused-from',
     Verified: 'verified',
     SmokeTest: 'smoke-test',
     Screenshot: 'screenshot',
@@ -74621,10 +74648,12 @@ async function versionName(client, gameId, wanted, versions) {
 }
 /** Before anything is created: validation needs only a site_id, so a placeholder stands for the site. */
 async function validateDeployVersion(client, gameId, displayName, base, routes) {
-    const { errors } = await client.validateVersion(gameId, {
+    const answer = await client.validateVersion(gameId, {
         display_name: displayName,
         config: deployConfig(base, SITE_PLACEHOLDER, routes),
     });
+    // A name another run took since it was chosen: createVersion takes a reserved one instead.
+    const errors = answer.errors.filter(({ path }) => path.join('.') !== 'display-name.not-unique');
     if (errors.length) {
         const described = errors.map(({ path }) => ({ path, description: describeValidationPath(path) }));
         throw new ValidationFailedError('The new version', described);
@@ -75844,6 +75873,65 @@ async function uploadFiles(options) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/inputs/previews.ts
+// What makes a namespace a preview, and how long and how many of them stay: namespace-prefix,
+// preview-ttl and max-previews, read alike by the deploy (which sweeps the other previews when it
+// deploys one) and by the sweep.
+
+
+
+const HOUR_MS = 3_600_000;
+const previews_DAY_MS = 24 * HOUR_MS;
+/** A year: past it an age is no longer a preview's. */
+const MAX_TTL_MS = 366 * previews_DAY_MS;
+const MAX_PREVIEWS_CAP = 10_000;
+function readPreviewLimits(get) {
+    return {
+        prefix: readPrefix(get),
+        ttlMs: readTtl(get),
+        maxPreviews: readOptionalInteger(table_Input.MaxPreviews, get(table_Input.MaxPreviews), 1, MAX_PREVIEWS_CAP),
+    };
+}
+/** A prefix that makes valid name_ids with a number: 'pr-' (when empty too), 'preview-'. */
+function readPrefix(get) {
+    const prefix = readOptional(get, table_Input.NamespacePrefix) ?? INPUTS.NamespacePrefix.default;
+    if (nameIdProblems(`${prefix}1`).length)
+        throw common_usage `{namespace-prefix} '${prefix}' cannot begin a namespace's name_id: use a-z and 0-9 with single dashes, ending with a dash or not (like 'pr-')`;
+    return prefix;
+}
+/** `30d`, `36h`; `0` for none. Empty is the table's default. */
+function readTtl(get) {
+    const text = readOptional(get, table_Input.PreviewTtl) ?? INPUTS.PreviewTtl.default;
+    if (/^0+[dh]?$/.test(text))
+        return undefined;
+    const match = /^([0-9]{1,6})([dh])$/.exec(text);
+    const ms = match ? Number(match[1]) * (match[2] === 'd' ? previews_DAY_MS : HOUR_MS) : NaN;
+    if (!(ms <= MAX_TTL_MS))
+        throw common_usage `{preview-ttl} '${text}' is not an age the sweep takes: write days or hours, like 30d or 36h, at most 366d (0 keeps previews whatever their age)`;
+    return ms;
+}
+/** An age as the inputs write it: `30d`, `36h`. */
+function formatTtl(ms) {
+    return ms % previews_DAY_MS === 0 ? `${ms / previews_DAY_MS}d` : `${Math.round(ms / HOUR_MS)}h`;
+}
+/** How long ago, in words: `31 days`, `5 hours`, `under an hour`. */
+function describeAge(ms) {
+    if (ms >= 2 * previews_DAY_MS)
+        return `${Math.floor(ms / previews_DAY_MS)} days`;
+    if (ms >= HOUR_MS) {
+        const hours = Math.floor(ms / HOUR_MS);
+        return hours === 1 ? '1 hour' : `${hours} hours`;
+    }
+    return 'under an hour';
+}
+/** The pull request a preview's namespace is named for (`pr-12`, `pr-12-game`: 12), else undefined. */
+function previewNumber(nameId, prefix) {
+    if (!nameId.startsWith(prefix))
+        return undefined;
+    const match = /^([1-9][0-9]{0,9})(?:-[a-z0-9]+(?:-[a-z0-9]+)*)?$/.exec(nameId.slice(prefix.length));
+    return match ? Number(match[1]) : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/live/close.ts
 // Closing a preview: the service can delete neither a namespace nor a site, so the namespace is given
 // a version whose site is a page saying the preview was closed, and its custom domain is freed.
@@ -75856,6 +75944,23 @@ async function uploadFiles(options) {
 
 
 
+
+
+
+/** Why, in words: `it was not deployed for 31 days, longer than preview-ttl: 30d`. */
+function retiredBecause(reason, pullRequest) {
+    switch (reason.kind) {
+        case 'closed':
+            return pullRequest === undefined ? 'it was closed' : `pull request #${pullRequest} was closed`;
+        case 'expired':
+            return `it was not deployed for ${describeAge(reason.ageMs)}, longer than ${input_naming_inputAssignment(table_Input.PreviewTtl, formatTtl(reason.ttlMs))}`;
+        case 'over-cap':
+            return (`${reason.live} previews were live or going live, more than ${input_naming_inputAssignment(table_Input.MaxPreviews, String(reason.maxPreviews))}, ` +
+                `and this one was among the least recently deployed (${describeAge(reason.ageMs)} ago)`);
+    }
+}
+/** What brings a retired preview back: a deploy of its pull request (none for a closed one). */
+const BRING_BACK = 'A push to the pull request (or a re-run of its deploy) brings it back.';
 async function closePreview(inputs, deps) {
     const { logger } = deps;
     const { target } = inputs;
@@ -75870,13 +75975,17 @@ async function closePreview(inputs, deps) {
             logger.info(`The game has no namespace ${named}: this preview was never deployed, nothing to close`);
             return { alreadyClosed: false };
         }
+        if (deps.onlyIfServing !== undefined && namespace.version_id !== deps.onlyIfServing) {
+            logger.info(`Namespace ${namespace.name_id} was published to meanwhile (it serves version ${namespace.version_id} now): left as it is`);
+            return { namespace, alreadyClosed: false, deployedMeanwhile: true };
+        }
         const cdnDomain = await resolveCdnDomain(client, target.cdnDomain, inputs.connection.apiUrl, logger);
         const url = cdnDomain && namespaceUrl(cdnDomain, game.name_id, namespace.name_id);
         const name = closedVersionName(namespace.name_id, deps.pullRequest);
         const current = await readVersion(client, gameId, namespace.version_id);
         const page = current.display_name === name
             ? alreadyClosed(current, namespace, logger)
-            : await logger.group('Publish the closed page', () => publishClosedPage(run, { gameId, namespace, current, name, url }, deps.pullRequest, inputs.verify));
+            : await logger.group('Publish the closed page', () => publishClosedPage(run, { gameId, namespace, current, name, url }, closedPage(deps.pullRequest, deps.reason), inputs.verify));
         const domainRemoved = target.domain
             ? await freeDomain(client, gameId, namespace, target.domain, logger)
             : undefined;
@@ -75890,10 +75999,9 @@ function alreadyClosed(current, namespace, logger) {
     logger.info(`Namespace ${namespace.name_id} already serves the closed page (version '${current.display_name}')`);
     return { alreadyClosed: true, versionId: current.version_id, siteId: current.config.cdn?.site_id };
 }
-async function publishClosedPage(run, to, pullRequest, verify) {
+async function publishClosedPage(run, to, file, verify) {
     const { gameId, namespace, current, name } = to;
     const { client, logger } = run;
-    const file = closedPage(pullRequest);
     const site = await client.createCdnSite(gameId, {
         display_name: name,
         files: [{ path: file.path, content_length: file.size, content_type: file.contentType }],
@@ -75938,10 +76046,13 @@ async function freeDomain(client, gameId, namespace, domain, logger) {
     logger.info(`Removed domain ${domain} from namespace ${namespace.name_id}: it is free again`);
     return domain;
 }
-function closedPage(pullRequest) {
+function closedPage(pullRequest, reason) {
     const what = pullRequest === undefined ? 'This preview' : `The preview of pull request #${pullRequest}`;
+    const said = !reason || reason.kind === 'closed'
+        ? `${what} was closed: its build is no longer served here.`
+        : `${what} was retired (${retiredBecause(reason, pullRequest)}): its build is no longer served here. ${BRING_BACK}`;
     const html = '<!doctype html>\n<html lang="en">\n<meta charset="utf-8">\n<title>Preview closed</title>\n' +
-        `<h1>Preview closed</h1>\n<p>${escapeHtml(what)} was closed: its build is no longer served here.</p>\n</html>\n`;
+        `<h1>Preview closed</h1>\n<p>${escapeHtml(said)}</p>\n</html>\n`;
     const bytes = Buffer.from(html);
     return { path: 'index.html', size: bytes.length, contentType: contentTypeOf('index.html'), bytes };
 }
@@ -76100,6 +76211,7 @@ const oneLine = (text) => text.replace(/\s+/g, ' ').trim();
 
 
 
+
 /** The engines web-engine names (web-engine.ts knows what each one's build needs). */
 const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'];
 function hasTarget(inputs) {
@@ -76131,12 +76243,15 @@ function readInputs(get, context = {}, options = {}) {
         smoke: readSmoke(get, target, verify),
         dryRun,
         skipUnchanged: readBoolean(get, table_Input.SkipUnchanged),
+        reuseReviewed: readBoolean(get, table_Input.ReuseReviewed),
         ifNoToken: readChoice(get, table_Input.IfNoToken, ['auto', 'fail', 'skip']),
         // The sticky pull-request comment; the GitHub token is only read by the action.
         comment: readBoolean(get, table_Input.Comment),
         siteRecord: readBoolean(get, table_Input.SiteRecord),
         allowOlder: readBoolean(get, table_Input.AllowOlder),
         compareWith: readCompareWith(get),
+        // Which namespaces are previews, and how long and how many of them stay: the deploy of one sweeps the others.
+        previews: readPreviewLimits(get),
     };
     if (!site.path && target.kind === 'none' && !options.closing)
         throw common_usage `{path} is empty (no site to upload) and nothing is to be provisioned ({namespace}, {domain}, {lobby-count-max}): nothing to do. Give {path}, the folder of the built site`;
@@ -77572,8 +77687,12 @@ function domainRefusal(error, domain, namespaceId) {
         case 'CLOUD_TOO_MANY_PENDING_HOSTNAMES_FOR_GROUP':
             return new ServiceStateError(`${given} cannot be added: the team already holds the most custom domains the service lets wait ` +
                 "for their DNS (10 pending). A domain stays pending until its DNS has a CNAME record to its namespace's host name. " +
-                'Create the CNAME records of the pending ones, or remove the domains of closed previews (closing a preview frees ' +
-                `its ${inputName(table_Input.Domain)}); for a preview per pull request, leave ${inputName(table_Input.Domain)} empty: each namespace is served at its own host. ${quoted}`, { cause: error });
+                'Create the CNAME records of the pending ones, or free the domains of previews done with (retiring a preview frees ' +
+                `its ${inputName(table_Input.Domain)}: its pull request's close, the sweep, or ${inputName(table_Input.MaxPreviews)} of 10 or fewer (fewer when other ` +
+                `domains wait too), which retires the least recently deployed preview before a new one adds its domain); for a preview per pull request, leave ${inputName(table_Input.Domain)} empty: each namespace is served at its own host. ${quoted}`, { cause: error });
+        case 'CDN_TOO_MANY_DOMAINS':
+            return new ServiceStateError(`${given} cannot be added: namespace ${namespaceId} holds the most custom domains the service allows a ` +
+                `namespace (10). Remove one it no longer needs, or give this ${inputName(table_Input.Domain)} to another namespace. ${quoted}`, { cause: error });
         case 'CDN_INVALID_DOMAIN':
             return new UsageError(`${given} is refused by the service as a custom domain (a domain under its own CDN domain ` +
                 `is never taken): give a domain of your own. ${quoted}`, { cause: error });
@@ -77747,7 +77866,11 @@ async function planTarget(client, inputs, routes, logger, onNamespace) {
     logger.info(routesLine(base, routes));
     const gameNameId = located.game.name_id;
     const current = namespace?.version_id;
-    return { provisioned, publishing: { base, name, gameNameId, current, createOn: choice, routes, cdnDomain } };
+    const { game } = located;
+    return {
+        provisioned,
+        publishing: { base, name, gameNameId, current, createOn: choice, routes, cdnDomain, game },
+    };
 }
 function routesLine(base, routes) {
     const baseRoutes = base.config.cdn?.routes ?? [];
@@ -79039,7 +79162,284 @@ function moreRow(change) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/deploy/target/reviewed.ts
+// A deploy whose files equal the build that a namespace of the game serves publishes that namespace's
+// site instead of uploading the files again: a site is immutable, so what ships is, byte for byte,
+// what was reviewed there. It is found from the records the namespaces serve, not from the service's
+// site list: that list names no file and no digest, and a site can be read only through a namespace
+// that serves it. The work is bounded: the first line of each record (its counts), a few at a time
+// within REVIEWED_SEARCH_MS; the files are hashed only when a namespace serves as many files of the
+// same total size, and a whole record is read only for such a namespace.
+
+
+
+
+
+
+
+
+const HEADS_AT_ONCE = 8;
+/** A record's first line holds its format, commit, ref, digest and counts: far less than this. */
+const HEAD_MAX_BYTES = 16 * 1024;
+const FILES_AFTER_HEAD = ',"files":[';
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+const LISTED = 5;
+/** The proof in words: "the bytes reviewed in pr-12 (sha256:…)", and the commit its record names. */
+function reviewedBytes(reviewed) {
+    const { reusedFrom, digest } = reviewed;
+    const commit = reviewed.commit ? `, built from commit ${reviewed.commit.slice(0, 7)}` : '';
+    const bytes = reviewed.servedAlready
+        ? `the bytes ${reusedFrom} serves already`
+        : `the bytes reviewed in ${reusedFrom}`;
+    return `${bytes} (${digest})${commit}`;
+}
+const PULL_REQUEST_REF = /^refs\/pull\/\d+\//;
+/**
+ * reuse-reviewed, as the deploy applies it: undefined when it does not look (off, no CDN domain,
+ * no record, or a preview), else what it found, said in the log, and the account of it for the result.
+ */
+async function lookForReviewedBuild(search) {
+    const { inputs, cdnDomain, logger } = search;
+    if (!inputs.reuseReviewed || !cdnDomain)
+        return undefined;
+    // The sweep knows a preview by the pull request its record names: another build's record would hide it.
+    if (PULL_REQUEST_REF.test(inputs.ref ?? '')) {
+        logger.debug(`No namespace's build is looked for: a preview serves its own record`);
+        return undefined;
+    }
+    if (!inputs.siteRecord) {
+        logger.info(`No namespace's build is looked for (${inputName(table_Input.ReuseReviewed)}): ${input_naming_inputAssignment(table_Input.SiteRecord, 'false')}, and a reviewed site serves its record`);
+        return undefined;
+    }
+    const outcome = await findReviewedBuild({ ...search, cdnDomain });
+    if ('unmatched' in outcome) {
+        logger.info(`No reviewed build is this one: ${outcome.unmatched}. The files are uploaded.`);
+        return { outcome, account: { unmatched: outcome.unmatched } };
+    }
+    const { nameId, siteId, digest, commit } = outcome.reused;
+    const account = {
+        reusedFrom: nameId,
+        digest,
+        ...(commit ? { commit } : {}),
+        ...(nameId === search.target ? { servedAlready: true } : {}),
+    };
+    logger.info(`The files are ${reviewedBytes(account)}: site ${siteId} is published, 0 bytes uploaded ` +
+        `(${input_naming_inputAssignment(table_Input.ReuseReviewed, 'false')} uploads anyway)`);
+    return { outcome, account };
+}
+/** The namespace whose served build is this one, with its site, or why none is. Never fails the deploy. */
+async function findReviewedBuild(search) {
+    const { logger, local } = search;
+    const namespaces = namespacesToRead(search);
+    if (!namespaces.length)
+        return { unmatched: 'no other namespace of the game serves a build' };
+    const seen = await readHeads(namespaces, search);
+    logger.info(describeRead(seen));
+    const sameSize = seen.filter(({ head }) => head && sameCounts(head, local));
+    if (!sameSize.length)
+        return { unmatched: noneOfThatSize(local, seen) };
+    const manifest = search.manifest ?? (await search.hash());
+    const sameDigest = sameSize.filter(({ head }) => head?.digest === manifest.digest);
+    const refused = [];
+    for (const candidate of sameDigest) {
+        const confirmed = await reviewed_confirm(search, candidate, manifest);
+        if ('reused' in confirmed)
+            return { reused: confirmed.reused, manifest };
+        refused.push(confirmed.refused);
+    }
+    if (refused.length)
+        return { unmatched: refused.join('; '), manifest };
+    return { unmatched: await notReproducible(search, sameSize[0], manifest), manifest };
+}
+/**
+ * The game's namespaces with their hosts, the newest first and the target last; those serving the
+ * closed page (close.ts names its version after them) are left out unread, and so is the target
+ * when asked.
+ */
+function namespacesToRead(search) {
+    const { game, target } = search;
+    const versionNames = new Map(game.versions.map((v) => [v.version_id, v.display_name]));
+    const closed = (ns) => versionNames.get(ns.version_id)?.startsWith(closedVersionName(ns.name_id, undefined)) ?? false;
+    const rank = (ns) => (ns.name_id === target ? -Infinity : Date.parse(ns.create_ts) || 0);
+    return game.namespaces
+        .filter((ns) => !closed(ns) && !(search.targetLeftOut && ns.name_id === target))
+        .sort((a, b) => rank(b) - rank(a))
+        .map((ns) => ({
+        nameId: ns.name_id,
+        versionId: ns.version_id,
+        url: namespaceUrl(search.cdnDomain, game.name_id, ns.name_id),
+    }));
+}
+async function readHeads(namespaces, search) {
+    const budget = search.budget ?? AbortSignal.timeout(REVIEWED_SEARCH_MS);
+    const signal = AbortSignal.any([search.host.signal, budget]);
+    const limit = pLimit(HEADS_AT_ONCE);
+    return Promise.all(namespaces.map((ns) => limit(async () => {
+        search.host.signal.throwIfAborted();
+        if (budget.aborted)
+            return { ...ns, absent: notInTime(search) };
+        // Past the budget a read is abandoned (readRecordHead throws the abort): the run goes on without it.
+        const read = await readRecordHead(ns.url, { ...search.host, signal }).catch((error) => {
+            if (search.host.signal.aborted || !budget.aborted)
+                throw error;
+            return { absent: notInTime(search) };
+        });
+        search.host.signal.throwIfAborted();
+        return { ...ns, ...read };
+    })));
+}
+const notInTime = (search) => search.budget ? 'it was not read in time' : `it was not read within ${formatSeconds(REVIEWED_SEARCH_MS)}`;
+/** The first line of the record the host serves, read alone; or why there is none. */
+async function readRecordHead(url, options) {
+    try {
+        const answer = await hostGet(url, `/${RECORD_PATH}`, options);
+        if (answer.statusCode !== 200) {
+            await answer.body.dump();
+            const asks = answer.statusCode === 401 ? ': it is private, and read without credentials' : '';
+            return { absent: `it answered ${answer.statusCode}${asks}` };
+        }
+        const line = await firstLine(answer.body);
+        if (line === undefined)
+            return { absent: `its record has no first line of at most ${HEAD_MAX_BYTES} bytes` };
+        const head = parseRecordHead(line);
+        return typeof head === 'string' ? { absent: `its record's first line ${head}` } : { head };
+    }
+    catch (error) {
+        options.signal.throwIfAborted();
+        return { absent: `it could not be fetched: ${errorMessage(error)}` };
+    }
+}
+/** Stops reading at the first line break: the files after it are not fetched. */
+async function firstLine(body) {
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of body) {
+        const end = chunk.indexOf(0x0a);
+        chunks.push(end < 0 ? chunk : chunk.subarray(0, end));
+        size += end < 0 ? chunk.length : end;
+        if (size > HEAD_MAX_BYTES)
+            return undefined;
+        if (end >= 0)
+            return Buffer.concat(chunks).toString('utf8');
+    }
+    return undefined;
+}
+/** The head record.ts writes first (`{...,"totalBytes":n,"files":[`), or what is wrong with the line. */
+function parseRecordHead(line) {
+    if (!line.endsWith(FILES_AFTER_HEAD))
+        return 'does not end where its files begin';
+    let value;
+    try {
+        value = JSON.parse(`${line.slice(0, -FILES_AFTER_HEAD.length)}}`);
+    }
+    catch {
+        return 'is not JSON';
+    }
+    const head = value;
+    if (typeof head !== 'object' || head === null || head.format !== 1)
+        return 'is not of format 1';
+    const { digest, fileCount, totalBytes, commit } = head;
+    if (typeof digest !== 'string' || !DIGEST.test(digest))
+        return 'has no digest';
+    const count = (n) => Number.isSafeInteger(n) && n >= 0;
+    if (!count(fileCount) || !count(totalBytes))
+        return 'has no file count or total size';
+    return {
+        digest,
+        fileCount: fileCount,
+        totalBytes: totalBytes,
+        ...(typeof commit === 'string' ? { commit } : {}),
+    };
+}
+const sameCounts = (head, local) => head.fileCount === local.fileCount && head.totalBytes === local.totalBytes;
+const buildOf = ({ fileCount, totalBytes }) => `${plural(fileCount, 'file')} and ${formatBytes(totalBytes)}`;
+/** One line: which namespaces serve a record, and which do not, and why. */
+function describeRead(seen) {
+    const read = seen.filter((ns) => ns.head).map((ns) => ns.nameId);
+    const unread = seen.filter((ns) => ns.absent).map((ns) => `${ns.nameId} (${ns.absent})`);
+    return (`Looked for this build in the records that ${plural(seen.length, 'namespace')} of the game serve: ` +
+        [read.length ? `read from ${listNames(read)}` : '', unread.length ? `none from ${listNames(unread)}` : '']
+            .filter(Boolean)
+            .join('; '));
+}
+/** Why no namespace serves this build, when none serves as many files of the same total size. */
+function noneOfThatSize(local, seen) {
+    const served = seen.filter((ns) => ns.head);
+    const others = served.slice(0, LISTED).map((ns) => `${ns.nameId} serves ${buildOf(ns.head)}`);
+    if (served.length > LISTED)
+        others.push(`${served.length - LISTED} more serve others`);
+    const unread = seen.filter((ns) => ns.absent).map((ns) => ns.nameId);
+    if (unread.length)
+        others.push(`${listNames(unread)} ${unread.length === 1 ? 'serves' : 'serve'} no record read`);
+    return `no namespace serves a build of ${buildOf(local)}${others.length ? ` (${others.join('; ')})` : ''}`;
+}
+/** The whole record names this build and its files, and the namespace's version names the site. */
+async function reviewed_confirm(search, candidate, manifest) {
+    const { nameId } = candidate;
+    const served = await readServedRecord(candidate.url, search.host);
+    if ('absent' in served)
+        return { refused: `${nameId} serves this build's digest, but ${served.absent}` };
+    const { record, bytes } = served;
+    if (record.digest !== manifest.digest)
+        return { refused: `${nameId} served another build when read again (${record.digest})` };
+    const differ = differingFiles(manifest.files, record.files);
+    if (differ.length)
+        return { refused: `${nameId}'s record names this build's digest but other files (${listNames(differ)})` };
+    let siteId;
+    try {
+        const { version } = await search.client.getVersion(search.gameId, candidate.versionId);
+        siteId = version.config.cdn?.site_id;
+    }
+    catch (error) {
+        search.host.signal.throwIfAborted();
+        return { refused: `${nameId}'s version ${candidate.versionId} could not be read: ${errorMessage(error)}` };
+    }
+    if (!siteId)
+        return { refused: `${nameId}'s version ${candidate.versionId} names no site` };
+    return {
+        reused: {
+            nameId,
+            siteId,
+            digest: record.digest,
+            ...(record.commit ? { commit: record.commit } : {}),
+            record: { ...recordDescriptor(bytes.size), sha256: bytes.sha256 },
+        },
+    };
+}
+/** A namespace serves as many files of the same total size, but not this build: which files differ. */
+async function notReproducible(search, candidate, manifest) {
+    const { nameId, head } = candidate;
+    const same = `${nameId} serves ${buildOf(manifest)} too, but its digest is ${head.digest}, not ${manifest.digest}`;
+    const served = await readServedRecord(candidate.url, search.host);
+    if ('absent' in served)
+        return `${same}: another build, or one that is not byte-reproducible`;
+    const differ = differingFiles(manifest.files, served.record.files);
+    if (!differ.length)
+        return `${same}: the same files, with other content types`;
+    const which = `${differ.length === 1 ? 'a file differs' : `${differ.length} files differ`} (${listNames(differ)})`;
+    return `${same}: ${which}, so it is another build, or one that is not byte-reproducible`;
+}
+/** This build's files that the record does not list with the same size and SHA-256. */
+function differingFiles(files, recorded) {
+    const served = new Map(recorded.map((f) => [f.path, f]));
+    const differ = files.filter((f) => {
+        const other = served.get(f.path);
+        return other?.size !== f.size || other.sha256 !== f.sha256;
+    });
+    if (differ.length || files.length === recorded.length)
+        return differ.map((f) => f.path);
+    const local = new Set(files.map((f) => f.path));
+    return recorded.filter((f) => !local.has(f.path)).map((f) => f.path);
+}
+/** At most LISTED names, and how many more. */
+function listNames(paths) {
+    const listed = paths.slice(0, LISTED).join(', ');
+    return paths.length > LISTED ? `${listed} and ${paths.length - LISTED} more` : listed;
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/pipeline.ts
+
+
 
 
 
@@ -79100,6 +79500,8 @@ async function deploy(inputs, deps) {
             deps.onNamespace?.(id);
         };
         try {
+            await deps.beforeCreating?.();
+            run.signal.throwIfAborted();
             await sendAndGoLive({ inputs, run, result, deps: { ...deps, saveManifest, onNamespace } }, site);
         }
         catch (error) {
@@ -79163,7 +79565,7 @@ async function sendAndGoLive(stage, site) {
     }
     run.signal.throwIfAborted();
     if (site)
-        await uploadOrReuse(stage, site);
+        await uploadOrReuse(stage, site, planned?.publishing);
     if (served?.base && result.manifest) {
         result.sizes = compareSizes(served.base.nameId, served.base.record, result.manifest);
         logger.info(`Compared with what ${served.base.nameId} serves: ${sizeSummary(result.sizes)}`);
@@ -79175,40 +79577,80 @@ async function sendAndGoLive(stage, site) {
     run.signal.throwIfAborted();
     await publishAndSeeLive(stage, targeted, { ...plan, servedThen: served?.live }, siteId);
 }
-async function uploadOrReuse({ inputs, run, result, deps }, site) {
+async function uploadOrReuse(stage, site, plan) {
+    const { inputs, run, result, deps } = stage;
     const { logger, previous } = deps;
-    const { manifest } = site;
-    if (manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === manifest.digest) {
+    if (site.manifest && inputs.skipUnchanged && previous?.siteId && previous.digest === site.manifest.digest) {
         const commit = previous.commit ? ` (commit ${previous.commit.slice(0, 7)})` : '';
-        logger.info(`The files are unchanged since site ${previous.siteId}${commit} (digest ${manifest.digest}): ` +
+        logger.info(`The files are unchanged since site ${previous.siteId}${commit} (digest ${site.manifest.digest}): ` +
             'no new site is created. Set skip-unchanged: false to upload anyway.');
         const { siteId, uploadId } = previous;
         return void Object.assign(result, { skipped: true, uploadCompleted: true, siteId, uploadId });
     }
-    const uploaded = await logger.group('Upload', () => uploadSite({
-        ...deps,
+    await logger.group('Upload', async () => {
+        const reviewed = plan && (await reviewedBuild(stage, site, plan));
+        if (reviewed && 'reused' in reviewed)
+            return;
+        const uploaded = await uploadSite({
+            ...deps,
+            client: run.client,
+            dispatcher: run.dispatcher,
+            retry: run.retry,
+            timeouts: run.timeouts,
+            signal: run.signal,
+            gameId: inputs.connection.gameId,
+            siteName: inputs.site.name,
+            files: site.files,
+            manifest: site.manifest ?? reviewed?.manifest,
+            concurrency: inputs.transfer.concurrency,
+            onSiteCreated: (created) => Object.assign(result, created),
+            onHashed: async (manifest) => {
+                await deps.saveManifest(manifest);
+                logger.info(`Digest ${manifest.digest}`);
+            },
+            record: inputs.siteRecord ? (deps.source ?? {}) : undefined,
+        });
+        Object.assign(result, { upload: uploaded.upload, uploadCompleted: true });
+        if (uploaded.record) {
+            const { path: recordPath, size, sha256, contentType } = uploaded.record;
+            result.record = { path: recordPath, size, sha256, contentType };
+        }
+    });
+}
+/**
+ * reuse-reviewed: when a namespace of the game serves this very build, its site is this run's (the
+ * result says so, and nothing is uploaded); else why none does, with the manifest if it was hashed.
+ */
+async function reviewedBuild({ inputs, run, result, deps }, site, plan) {
+    const { logger } = deps;
+    const looked = await lookForReviewedBuild({
+        inputs: { ...inputs, ref: deps.source?.ref },
         client: run.client,
-        dispatcher: run.dispatcher,
-        retry: run.retry,
-        timeouts: run.timeouts,
-        signal: run.signal,
         gameId: inputs.connection.gameId,
-        siteName: inputs.site.name,
-        files: site.files,
-        manifest,
-        concurrency: inputs.transfer.concurrency,
-        onSiteCreated: (created) => Object.assign(result, created),
-        onHashed: async (manifest) => {
+        game: plan.game,
+        cdnDomain: plan.cdnDomain,
+        target: result.provisioned.nameId,
+        // skip-unchanged: false asks for a new site even when the namespace serves these files already.
+        targetLeftOut: !inputs.skipUnchanged,
+        local: { fileCount: site.files.length, totalBytes: site.totalBytes },
+        manifest: site.manifest,
+        hash: async () => {
+            const manifest = buildManifest(site.files, await hashArtifacts(site.files, deps.open));
             await deps.saveManifest(manifest);
             logger.info(`Digest ${manifest.digest}`);
+            return manifest;
         },
-        record: inputs.siteRecord ? (deps.source ?? {}) : undefined,
-    }));
-    Object.assign(result, { upload: uploaded.upload, uploadCompleted: true });
-    if (uploaded.record) {
-        const { path: recordPath, size, sha256, contentType } = uploaded.record;
-        result.record = { path: recordPath, size, sha256, contentType };
+        host: { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs },
+        logger,
+    });
+    if (!looked)
+        return undefined;
+    result.reviewed = looked.account;
+    if ('reused' in looked.outcome) {
+        const { siteId, record } = looked.outcome.reused;
+        Object.assign(result, { siteId, uploadCompleted: true, record });
     }
+    return looked.outcome;
 }
 async function publishAndSeeLive({ run, result, deps }, targeted, plan, siteId) {
     const { logger } = deps;
@@ -79364,6 +79806,7 @@ function logPlan(inputs, result, logger) {
 
 
 
+
 /** Null for what this run did not produce; a site whose upload was never completed has no ids. */
 function deployOutputs(result) {
     const done = result.uploadCompleted;
@@ -79380,6 +79823,7 @@ function deployOutputs(result) {
         [Output.Url]: result.published?.url ?? result.older?.url ?? null,
         [Output.DomainStatus]: result.provisioned.domainStatus?.status ?? null,
         [Output.Skipped]: result.skipped,
+        [Output.ReusedFrom]: reusedFrom(result) ?? null,
         [Output.Verified]: result.verification?.verified ?? false,
         [Output.SmokeTest]: result.smoke?.status ?? null,
         [Output.Screenshot]: result.smoke?.screenshot ?? null,
@@ -79572,7 +80016,7 @@ function resultRows(result, failed) {
         rows.push(['Site', siteCell(result, failed)]);
     if (manifest) {
         rows.push(['Files', `${manifest.fileCount} (${formatBytes(manifest.totalBytes)})`]);
-        rows.push(['Parts', String(upload?.parts ?? result.plannedParts)]);
+        rows.push(['Parts', String(upload?.parts ?? (reusedFrom(result) ? 0 : result.plannedParts))]);
         rows.push(['Digest', { code: manifest.digest }]);
     }
     else if (result.collected) {
@@ -79582,6 +80026,8 @@ function resultRows(result, failed) {
             `${fileCount} (${formatBytes(totalBytes)}) collected; ${result.siteId ? 'the upload did not finish' : 'none uploaded'}`,
         ]);
     }
+    if (result.reviewed)
+        rows.push(['Reviewed build', reviewedCell(result.reviewed)]);
     if (result.record)
         rows.push(['Record', [{ code: `/${result.record.path}` }, ` (${formatBytes(result.record.size)})`]]);
     const leftOut = hiddenLeftOut(result.collected?.hidden ?? []);
@@ -79622,6 +80068,9 @@ function siteCell(result, failed) {
     const { siteId, siteName } = result;
     if (result.skipped)
         return [{ code: siteId ?? '' }, ' (reused: the files are unchanged)'];
+    const from = reusedFrom(result);
+    if (from && siteId)
+        return [{ code: siteId }, ` (reused: the site ${from} serves)`];
     if (!siteId)
         return `${siteName} (${result.dryRun ? 'would be created' : 'not created'})`;
     return [
@@ -79629,6 +80078,21 @@ function siteCell(result, failed) {
         { code: siteId },
         failed && !result.uploadCompleted ? ' (created; upload not completed)' : '',
     ];
+}
+/** The site the namespace serves now, and whose it is; undefined without one. */
+function siteSentence(result) {
+    const { siteId, reviewed } = result;
+    if (!siteId)
+        return undefined;
+    if (reviewed && 'reusedFrom' in reviewed)
+        return `Reused site ${siteId}: ${reviewedBytes(reviewed)}, 0 bytes uploaded`;
+    return `${result.skipped ? 'Reused' : 'Deployed'} site ${siteId} (upload ${result.uploadId ?? 'unknown'})`;
+}
+const reusedFrom = (result) => result.reviewed && 'reusedFrom' in result.reviewed ? result.reviewed.reusedFrom : undefined;
+function reviewedCell(reviewed) {
+    if ('unmatched' in reviewed)
+        return `none is this one, so the files were uploaded: ${reviewed.unmatched}`;
+    return `${capital(reviewedBytes(reviewed))}: 0 bytes uploaded`;
 }
 function whereRows(published) {
     const { domain, url } = published;
@@ -79683,6 +80147,7 @@ function closeOutputs(result) {
         [Output.Url]: result.url ?? null,
         [Output.DomainStatus]: null,
         [Output.Skipped]: false,
+        [Output.ReusedFrom]: null,
         [Output.Verified]: false,
         [Output.SmokeTest]: null,
         [Output.Screenshot]: null,
@@ -80010,12 +80475,7 @@ function readPullRequestState(options, number) {
         const pull = await github.get(`${github.repo}/pulls/${number}`);
         if (typeof pull?.state !== 'string')
             throw new Error(`GitHub's answer for pull request #${number} has no state`);
-        const { ref, sha } = pull.head ?? {};
-        return {
-            open: pull.state === 'open',
-            headRef: typeof ref === 'string' ? ref : undefined,
-            headSha: typeof sha === 'string' ? sha : undefined,
-        };
+        return stateOf(pull);
     }, (error, reason, status) => {
         if (status === 404)
             throw new Error(`${options.repository} has no pull request #${number} (404)`, { cause: error });
@@ -80024,6 +80484,439 @@ function readPullRequestState(options, number) {
             cause: error,
         });
     });
+}
+/** A pull request's answer: open or not, its head's branch and commit where GitHub gave them. */
+function stateOf(pull) {
+    const { ref, sha } = pull.head ?? {};
+    return {
+        open: pull.state === 'open',
+        headRef: typeof ref === 'string' ? ref : undefined,
+        headSha: typeof sha === 'string' ? sha : undefined,
+    };
+}
+/** Pages of 100 open pull requests listed at most: past them, a preview's pull request is asked about alone. */
+const OPEN_PAGES_MAX = 10;
+/**
+ * GET /repos/{owner}/{repo}/pulls?state=open, page by page: the open pull requests by number, with
+ * their heads. Throws, saying why, when GitHub cannot tell.
+ */
+function listOpenPullRequests(options) {
+    return githubCall(options, async (github) => {
+        const open = new Map();
+        for (let page = 1; page <= OPEN_PAGES_MAX; page++) {
+            const pulls = await github.get(`${github.repo}/pulls`, {
+                state: 'open',
+                per_page: 100,
+                page,
+            });
+            if (!Array.isArray(pulls))
+                throw new Error("GitHub's answer listing the open pull requests is no list");
+            for (const pull of pulls) {
+                if (typeof pull?.number !== 'number' || pull.state !== 'open')
+                    continue;
+                open.set(pull.number, stateOf(pull));
+            }
+            if (pulls.length < 100)
+                break;
+        }
+        return open;
+    }, (error, reason, status) => {
+        const refused = status === 401 || status === 403;
+        throw new Error(reason + (refused ? ` (${inputName(table_Input.GitHubToken)} needs pull-requests: read)` : ''), {
+            cause: error,
+        });
+    });
+}
+
+;// CONCATENATED MODULE: ./src/operations/retire.ts
+// Retiring what the sweep decided (previews.ts): each pull request's namespaces in turn, as the
+// `closed` run closes one (the closed page, its domain freed), then what GitHub shows of it. A run with
+// a time bound starts no retirement past it: what is left waits for the next sweep, saying so.
+
+/** The live previews: retired (or listed, in a dry run) as decided, or left as they are, saying why. */
+async function retireGroups(run, sweep, groups, states, decided) {
+    const swept = [];
+    for (const group of groups) {
+        const reason = decided.get(group.number);
+        const state = states.get(group.number);
+        if (!reason) {
+            swept.push(...group.candidates.map((c) => leftAlone(run, sweep, c.namespace, group.number, state)));
+            continue;
+        }
+        const late = sweep.stopStartingAt !== undefined && run.clock.now() >= sweep.stopStartingAt;
+        for (const { namespace, lastDeployedMs } of group.candidates) {
+            run.signal.throwIfAborted();
+            const base = { ...entry(namespace, group.number), lastDeployedMs, retiredBecause: reason };
+            if (late) {
+                const waits = "left for the next sweep: this run's time for retiring previews is over";
+                run.logger.info(`${namespace.name_id}: ${waits}`);
+                swept.push({ ...base, outcome: 'deferred', reason: waits });
+                continue;
+            }
+            run.logger.info(retiringLine(namespace.name_id, group.number, reason, sweep.dryRun));
+            if (sweep.dryRun)
+                swept.push({ ...base, outcome: 'would-retire' });
+            else
+                swept.push({ ...base, ...(await retireOne(run, sweep, namespace, group.number, reason, state)) });
+        }
+    }
+    return swept;
+}
+function leftAlone(run, sweep, namespace, number, state) {
+    const name = namespace.name_id;
+    const base = entry(namespace, number);
+    if (number === sweep.current)
+        return { ...base, outcome: 'current' };
+    if (state && 'undecided' in state) {
+        run.logger.warning(`${name}: could not tell whether pull request #${number} is open: ${state.undecided}`);
+        return { ...base, outcome: 'undecided', reason: state.undecided };
+    }
+    if (state?.open) {
+        run.logger.info(`${name}: pull request #${number} is open: left as it is`);
+        return { ...base, outcome: 'open' };
+    }
+    return { ...base, outcome: 'kept' };
+}
+async function retireOne(run, sweep, namespace, number, reason, state) {
+    const result = await closePreview(await closeInputs(sweep.retire, run, namespace), {
+        logger: run.logger,
+        pullRequest: number,
+        reason,
+        // What was decided on holds only while it serves what was read: a deploy of it meanwhile keeps it.
+        onlyIfServing: namespace.version_id,
+        dispatcher: run.dispatcher,
+        signal: run.signal,
+    });
+    if (result.deployedMeanwhile)
+        return { outcome: 'kept', reason: 'it was deployed meanwhile', retiredBecause: undefined };
+    // Retired meanwhile (a `closed` run at the same time): nothing more to do.
+    if (!result.namespace || result.alreadyClosed)
+        return { outcome: 'already-retired' };
+    sweep.journal?.push(`retired ${namespace.name_id}`);
+    const pullRequest = state && 'open' in state ? state : { open: reason.kind !== 'closed' };
+    await sweep.github?.retired?.({
+        number,
+        pullRequest,
+        reason,
+        result: { ...result, namespace: result.namespace },
+    });
+    return { outcome: 'retired', domainRemoved: result.domainRemoved };
+}
+/** The close of one preview namespace: the domain it holds is the one freed (the sweep has no domain input). */
+async function closeInputs(settings, run, namespace) {
+    const { namespace: detail } = await run.client.getNamespace(settings.connection.gameId, namespace.namespace_id);
+    const [domain, ...others] = detail.config.cdn.domains.map((entry) => entry.domain);
+    if (others.length) {
+        run.logger.warning(`${namespace.name_id} holds ${others.length + 1} domains: ${domain} is freed, ${others.join(', ')} kept ` +
+            '(a deploy adds one domain to a preview)');
+    }
+    return {
+        connection: settings.connection,
+        target: {
+            kind: 'id',
+            namespaceId: namespace.namespace_id,
+            nameId: namespace.name_id,
+            versionId: undefined,
+            domain,
+            matchmaker: undefined,
+            publish: false,
+            cdnDomain: settings.cdnDomain,
+        },
+        verify: settings.verify,
+        transfer: settings.transfer,
+    };
+}
+/** The fields every swept namespace has. */
+function entry(namespace, number) {
+    return { namespace: namespace.name_id, namespaceId: namespace.namespace_id, number };
+}
+/** The line a retirement (or a dry run's listing) is logged with. */
+function retiringLine(name, number, reason, dryRun) {
+    const why = reason.kind === 'closed' ? `pull request #${number} is closed` : retiredBecause(reason, number);
+    return dryRun
+        ? `${name}: ${why}: the sweep would retire its preview (dry run)`
+        : `${name}: ${why}: retiring its preview`;
+}
+
+;// CONCATENATED MODULE: ./src/operations/previews.ts
+// Finding the previews and deciding which are retired: the sweep's core, run by the sweep (action and
+// CLI) and at the end of each preview deploy. A preview is a namespace named `<prefix><number>` (or
+// `<prefix><number>-<key>`, one site of several) whose host serves a record naming a ref of that pull
+// request; every namespace of one number is that pull request's, counted and retired together. It is
+// retired when its pull request is closed, when it was not deployed for longer than preview-ttl, or when
+// more than max-previews pull requests have a live one (the least recently deployed go first).
+//
+// When a preview was last deployed: the create_ts of the version its namespace serves. A deploy makes
+// a version moments before it publishes it, the game's one listing gives every namespace's version
+// and every version's create_ts (no call per preview), and a run that publishes nothing new (an
+// unchanged build the namespace already serves) leaves it as it was.
+
+
+
+
+
+
+
+
+
+
+const RECORDS_AT_ONCE = 8;
+/** Every namespace of a preview's name: left alone, or retired (in a dry run, listed). */
+async function sweepPreviews(run, sweep) {
+    const { game } = await run.client.getGame(sweep.gameId);
+    const named = game.namespaces
+        .map((namespace) => ({ namespace, number: previewNumber(namespace.name_id, sweep.limits.prefix) }))
+        .filter((p) => p.number !== undefined)
+        .sort((a, b) => a.number - b.number || a.namespace.name_id.localeCompare(b.namespace.name_id));
+    sweep.journal?.push(`listed ${named.length} namespaces named ${sweep.limits.prefix}<number>`);
+    run.logger.info(`${plural(named.length, 'namespace')} named ${sweep.limits.prefix}<number> in game ${game.name_id}`);
+    const versions = new Map(game.versions.map((v) => [v.version_id, v]));
+    const swept = [];
+    const live = [];
+    for (const { namespace, number } of named) {
+        const served = await servedVersion(run, sweep.gameId, versions, namespace.version_id);
+        const name = namespace.name_id;
+        if ([closedVersionName(name, number), closedVersionName(name, undefined)].includes(served.display_name)) {
+            run.logger.info(`${name} already serves the closed page: left as it is`);
+            swept.push({ ...entry(namespace, number), outcome: 'already-retired' });
+        }
+        else
+            live.push({ namespace, number, lastDeployedMs: Date.parse(served.create_ts) });
+    }
+    if (sweep.onlyOverCap && !wouldPassCap(live, sweep))
+        return [];
+    const cdnDomain = live.length
+        ? await resolveCdnDomain(run.client, sweep.cdnDomain, sweep.apiUrl, run.logger)
+        : undefined;
+    const candidates = live.map((c) => ({
+        ...c,
+        host: cdnDomain && namespaceUrl(cdnDomain, game.name_id, c.namespace.name_id),
+    }));
+    const groups = await provenGroups(run, sweep, candidates, swept);
+    const states = await pullRequestStates(run, sweep, groups);
+    const decided = decide(run, sweep, groups, states);
+    swept.push(...(await retireGroups(run, sweep, groups, states, decided)));
+    return swept.sort((a, b) => a.number - b.number || a.namespace.localeCompare(b.namespace));
+}
+async function servedVersion(run, gameId, versions, versionId) {
+    return versions.get(versionId) ?? (await readVersion(run.client, gameId, versionId));
+}
+/** Whether one more pull request's preview would pass the cap (before any record is read). */
+function wouldPassCap(live, sweep) {
+    const { maxPreviews } = sweep.limits;
+    if (maxPreviews === undefined)
+        return false;
+    const numbers = new Set(live.map((c) => c.number));
+    if (sweep.current !== undefined && numbers.has(sweep.current))
+        return false;
+    return numbers.size + 1 > maxPreviews;
+}
+/**
+ * The candidates whose record proves them previews, by pull request; the others are skipped, saying
+ * why. The records are read a few at a time.
+ */
+async function provenGroups(run, sweep, candidates, swept) {
+    const limit = pLimit(RECORDS_AT_ONCE);
+    const proofs = await Promise.all(candidates.map((c) => limit(() => notProven(run, sweep, c))));
+    const groups = new Map();
+    candidates.forEach((candidate, index) => {
+        const skipped = proofs[index];
+        const { namespace, number } = candidate;
+        if (skipped) {
+            run.logger.info(`${namespace.name_id}: skipped, left as it is: ${skipped}`);
+            swept.push({ ...entry(namespace, number), outcome: 'skipped', reason: skipped });
+            return;
+        }
+        const group = groups.get(number) ?? { number, candidates: [], lastDeployedMs: 0 };
+        group.candidates.push(candidate);
+        group.lastDeployedMs = Math.max(group.lastDeployedMs, candidate.lastDeployedMs);
+        groups.set(number, group);
+    });
+    return [...groups.values()];
+}
+/**
+ * Why the namespace is not known for the preview of pull request `number`, or undefined when the
+ * record its host serves names a ref a deploy of that pull request builds (event.ts).
+ */
+async function notProven(run, sweep, { number, host }) {
+    const [ref, headRef] = [`refs/pull/${number}/merge`, `refs/pull/${number}/head`];
+    if (!host)
+        return `its host is unknown (the service names no CDN domain: set ${inputName(table_Input.CdnDomain)}), so no record says it is a preview`;
+    const served = await readServedRecord(host, {
+        dispatcher: run.dispatcher,
+        signal: run.signal,
+        stallMs: run.timeouts.stallMs,
+        authorization: sweep.authorization,
+    });
+    if ('absent' in served)
+        return `${host} serves no record of a build (${served.absent}), so nothing says it is the preview of pull request #${number}`;
+    const { record } = served;
+    if (record.ref === ref || record.ref === headRef)
+        return undefined;
+    const built = record.ref === undefined ? 'names no ref' : `names ref ${record.ref}`;
+    return `its record ${built}, not ${ref}: it is no preview of pull request #${number}`;
+}
+/** What GitHub says of each pull request but the current one: one listing, then a call for each not in it. */
+async function pullRequestStates(run, sweep, groups) {
+    const states = new Map();
+    const { github } = sweep;
+    const asked = groups.filter((g) => g.number !== sweep.current);
+    if (!github || !asked.length)
+        return states;
+    let open;
+    if (github.openPullRequests) {
+        try {
+            open = await github.openPullRequests(run.signal);
+        }
+        catch (error) {
+            if (run.signal.aborted)
+                throw error;
+            run.logger.info(`Could not list the open pull requests (${errorMessage(error)}): asking one by one`);
+        }
+    }
+    for (const { number } of asked) {
+        const listed = open?.get(number);
+        if (listed) {
+            states.set(number, listed);
+            continue;
+        }
+        try {
+            states.set(number, await github.pullRequest(number, run.signal));
+        }
+        catch (error) {
+            if (run.signal.aborted)
+                throw error;
+            states.set(number, { undecided: errorMessage(error) });
+        }
+    }
+    return states;
+}
+/** Which pull requests' previews are retired, and why: closed first, then too old, then past the cap. */
+function decide(run, sweep, groups, states) {
+    const decided = new Map();
+    const others = groups.filter((g) => g.number !== sweep.current);
+    const now = run.clock.now();
+    const { ttlMs, maxPreviews } = sweep.limits;
+    for (const group of others) {
+        const state = states.get(group.number);
+        const ageMs = now - group.lastDeployedMs;
+        if (state && 'open' in state && !state.open)
+            decided.set(group.number, { kind: 'closed' });
+        else if (ttlMs !== undefined && ageMs > ttlMs)
+            decided.set(group.number, { kind: 'expired', ageMs, ttlMs });
+    }
+    if (maxPreviews === undefined)
+        return decided;
+    const remaining = groups.filter((g) => !decided.has(g.number));
+    const currentLive = remaining.some((g) => g.number === sweep.current);
+    const live = remaining.length + (sweep.incoming && !currentLive ? 1 : 0);
+    const oldestFirst = remaining
+        .filter((g) => g.number !== sweep.current)
+        .sort((a, b) => a.lastDeployedMs - b.lastDeployedMs || a.number - b.number);
+    for (const group of oldestFirst.slice(0, Math.max(0, live - maxPreviews))) {
+        const ageMs = now - group.lastDeployedMs;
+        decided.set(group.number, { kind: 'over-cap', ageMs, maxPreviews, live });
+    }
+    return decided;
+}
+
+;// CONCATENATED MODULE: ./src/operations/preview-sweep.ts
+// A preview deploy sweeps the other previews, so that no schedule is needed: before it adds a preview
+// past max-previews, it retires the least recently deployed first (a freed domain makes room for its
+// own); as it ends, it retires what is provably done with (closed pull requests, previews past
+// preview-ttl or past the cap). Both are bounded in time and never fail the deploy: a sweep that stops
+// says so, and the next one (or the sweep action) finishes it.
+
+
+
+
+
+
+
+
+
+/**
+ * The pull request a deploy previews: its namespace is named `<prefix><number>` (or
+ * `<prefix><number>-<key>`) and it publishes there; on a pull request's run (`pullRequest`), only for
+ * that number. Undefined for any other deploy, which sweeps nothing.
+ */
+function previewOfDeploy(inputs, pullRequest) {
+    const { target } = inputs;
+    const nameId = targetNameId(target);
+    if (inputs.dryRun || target.kind === 'none' || !target.publish || !nameId)
+        return undefined;
+    const number = previewNumber(nameId, inputs.previews.prefix);
+    return pullRequest === undefined || number === pullRequest ? number : undefined;
+}
+/** Before the deploy: when its preview is new and one more would pass max-previews, the oldest are retired. */
+async function makeRoomForPreview(sweep) {
+    if (sweep.inputs.previews.maxPreviews === undefined)
+        return;
+    await bounded(sweep, 'Make room for this preview (max-previews)', { incoming: true, onlyOverCap: true });
+}
+/** As the deploy ends: the other previews retired that are provably done with. */
+function sweepOtherPreviews(sweep) {
+    return bounded(sweep, 'Sweep the other previews', {});
+}
+async function bounded(sweep, title, mode) {
+    const { inputs, logger } = sweep;
+    const budgetMs = sweep.budgetMs ?? PREVIEW_SWEEP_BUDGET_MS;
+    const run = openTransferRun(inputs, {
+        logger,
+        signal: sweep.signal,
+        deadlineMs: budgetMs + PREVIEW_SWEEP_BUDGET_MS,
+        explain: explainServiceFailure,
+    }, 'sweep of the other previews');
+    try {
+        return await logger.group(title, async () => {
+            const { connection, target } = inputs;
+            const cdnDomain = target.kind === 'none' ? undefined : target.cdnDomain;
+            const basicAuth = target.kind === 'none' ? undefined : target.basicAuth;
+            const swept = await sweepPreviews(run, {
+                gameId: connection.gameId,
+                apiUrl: connection.apiUrl,
+                cdnDomain,
+                limits: inputs.previews,
+                current: sweep.pullRequest,
+                ...mode,
+                dryRun: false,
+                github: sweep.github,
+                authorization: basicAuth && basicAuthorization(basicAuth),
+                stopStartingAt: run.clock.now() + budgetMs,
+                retire: {
+                    connection,
+                    cdnDomain,
+                    // A retired preview's page seen served within the budget; late, it only warns.
+                    verify: {
+                        ...inputs.verify,
+                        timeoutMs: Math.min(inputs.verify.timeoutMs, budgetMs),
+                        onFailure: 'warn',
+                    },
+                    transfer: inputs.transfer,
+                },
+            });
+            logger.info(sweptLine(swept, sweep.github !== undefined));
+            return swept;
+        });
+    }
+    catch (error) {
+        logger.warning(`The sweep of the other previews stopped: ${errorMessage(error)}. The deploy is not affected; ` +
+            "the next preview deploy's sweep (or the sweep action) finishes it.");
+        return undefined;
+    }
+    finally {
+        await run.dispose();
+    }
+}
+function sweptLine(swept, askedGitHub) {
+    const retired = swept.filter((p) => p.outcome === 'retired').map((p) => p.namespace);
+    const deferred = swept.filter((p) => p.outcome === 'deferred').length;
+    const said = retired.length
+        ? `Retired ${plural(retired.length, 'other preview')}: ${retired.join(', ')}`
+        : 'No other preview to retire';
+    return (said +
+        (deferred ? `; ${deferred} left for the next sweep (this run's time for it is over)` : '') +
+        (askedGitHub ? '' : '; closed pull requests were not looked for (no github-token or repository)'));
 }
 
 ;// CONCATENATED MODULE: ./src/operations/promote.ts
@@ -80492,12 +81385,13 @@ function readTags(raw) {
 }
 
 ;// CONCATENATED MODULE: ./src/operations/sweep.ts
-// The sweep: retires the previews whose pull requests are closed, for when the deploy's `closed` run
-// never happened. It retires only what it can prove is a preview: a namespace named `<prefix><number>`
-// whose site record (served at its own host) names the ref a deploy of that pull request builds. Any
-// other (a release `v2` under prefix `v`, a preview without a record, a private one) is skipped, saying
-// why. It asks GitHub (through the face) whether each pull request is open, and closes the closed ones'
-// previews as the `closed` run does; a pull request GitHub cannot tell about fails the run at its end.
+// The sweep: retires the previews whose pull requests are closed (for when the deploy's `closed` run
+// never happened), those not deployed for longer than preview-ttl, and the least recently deployed past
+// max-previews. It retires only what it can prove is a preview (previews.ts): a namespace named
+// `<prefix><number>` (or `<prefix><number>-<key>`) whose site record names a ref of that pull request.
+// Any other (a release `v2` under prefix `v`, a preview without a record, a private one) is skipped,
+// saying why. A pull request GitHub cannot tell about fails the run at its end. Each preview deploy
+// runs the same sweep as it ends (preview-sweep.ts); this one is for a schedule, or by hand.
 
 
 
@@ -80506,27 +81400,16 @@ function readTags(raw) {
 
 
 
-
-
-
-
-
-/** Each one's words in the report. */
+/** Each one's words in the report (a retired one's say why). */
 const OUTCOME_TEXT = {
-    retired: 'closed: retired (the closed page, the domain freed)',
-    'would-retire': 'closed: would be retired',
     open: 'open: left as it is',
+    kept: 'left as it is',
+    current: "this run's pull request: left as it is",
     'already-retired': 'serves the closed page already: left as it is',
     undecided: 'unknown: left as it is',
     skipped: 'skipped: left as it is',
+    deferred: 'left for the next sweep',
 };
-/** A prefix that makes valid name_ids with a number: 'pr-' (when empty too), 'preview-'. */
-function readPrefix(get) {
-    const prefix = readOptional(get, table_Input.NamespacePrefix) ?? INPUTS.NamespacePrefix.default;
-    if (nameIdProblems(`${prefix}1`).length)
-        throw common_usage `{namespace-prefix} '${prefix}' cannot begin a namespace's name_id: use a-z and 0-9 with single dashes, ending with a dash or not (like 'pr-')`;
-    return prefix;
-}
 function readSweepInputs(get, options) {
     const connection = readRequiredConnection(get, options);
     const githubToken = readOptional(get, table_Input.GitHubToken);
@@ -80535,17 +81418,10 @@ function readSweepInputs(get, options) {
     return {
         ...connection,
         githubToken,
-        prefix: readPrefix(get),
+        limits: readPreviewLimits(get),
         dryRun: readBoolean(get, table_Input.DryRun),
         cdnDomain: readCdnDomain(get),
     };
-}
-/** The number a namespace's name gives after the prefix (`pr-12` -> 12). */
-function previewNumber(nameId, prefix) {
-    if (!nameId.startsWith(prefix))
-        return undefined;
-    const digits = nameId.slice(prefix.length);
-    return /^[1-9][0-9]{0,9}$/.test(digits) ? Number(digits) : undefined;
 }
 function sweepOperation(github) {
     return {
@@ -80553,24 +81429,23 @@ function sweepOperation(github) {
         read: readSweepInputs,
         stoppedNote: 'The previews it names as retired serve the closed page; the others were left as they were: run the sweep again to finish.',
         async run(inputs, run, journal) {
-            const gitHub = github(inputs);
-            const { game } = await run.client.getGame(inputs.gameId);
-            const previews = game.namespaces
-                .map((namespace) => ({ namespace, number: previewNumber(namespace.name_id, inputs.prefix) }))
-                .filter((p) => p.number !== undefined)
-                .sort((a, b) => a.number - b.number);
-            journal.push(`listed ${previews.length} namespaces named ${inputs.prefix}<number>`);
-            run.logger.info(`${plural(previews.length, 'namespace')} named ${inputs.prefix}<number> in game ${game.name_id}`);
-            const cdnDomain = previews.length
-                ? await resolveCdnDomain(run.client, inputs.cdnDomain, inputs.apiUrl, run.logger)
-                : undefined;
-            const swept = [];
-            for (const { namespace, number } of previews) {
-                run.signal.throwIfAborted();
-                const host = cdnDomain && namespaceUrl(cdnDomain, game.name_id, namespace.name_id);
-                swept.push(await sweepOne(inputs, run, gitHub, { namespace, number, host }, journal));
-            }
-            return { dryRun: inputs.dryRun, prefix: inputs.prefix, previews: swept };
+            const previews = await sweepPreviews(run, {
+                gameId: inputs.gameId,
+                apiUrl: inputs.apiUrl,
+                cdnDomain: inputs.cdnDomain,
+                limits: inputs.limits,
+                dryRun: inputs.dryRun,
+                github: github(inputs),
+                journal,
+                retire: {
+                    connection: { apiUrl: inputs.apiUrl, token: inputs.token, gameId: inputs.gameId },
+                    cdnDomain: inputs.cdnDomain,
+                    // The sweep has no verify or transfer inputs: their defaults, except that a slow edge only warns.
+                    verify: { ...readVerify(NONE_GIVEN), onFailure: 'warn' },
+                    transfer: readTransfer(NONE_GIVEN),
+                },
+            });
+            return { dryRun: inputs.dryRun, prefix: inputs.limits.prefix, previews };
         },
         outputs(result) {
             return { [SweepOutput.Retired]: namesOf(result, 'retired') };
@@ -80590,102 +81465,6 @@ function sweepOperation(github) {
         },
     };
 }
-/**
- * Why the namespace is not known for the preview of pull request `number`, or undefined when the
- * record its host serves names a ref a deploy of that pull request builds (event.ts).
- */
-async function notProven(run, { number, host }) {
-    const [ref, headRef] = [`refs/pull/${number}/merge`, `refs/pull/${number}/head`];
-    if (!host)
-        return `its host is unknown (the service names no CDN domain: set ${table_Input.CdnDomain}), so no record says it is a preview`;
-    const served = await readServedRecord(host, {
-        dispatcher: run.dispatcher,
-        signal: run.signal,
-        stallMs: run.timeouts.stallMs,
-    });
-    if ('absent' in served)
-        return `${host} serves no record of a build (${served.absent}), so nothing says it is the preview of pull request #${number}`;
-    const { record } = served;
-    if (record.ref === ref || record.ref === headRef)
-        return undefined;
-    const built = record.ref === undefined ? 'names no ref' : `names ref ${record.ref}`;
-    return `its record ${built}, not ${ref}: it is no preview of pull request #${number}`;
-}
-/** One namespace: skipped, left alone (retired already, open, undecided), or retired (or listed, in a dry run). */
-async function sweepOne(inputs, run, github, candidate, journal) {
-    const { logger } = run;
-    const { namespace, number } = candidate;
-    const name = namespace.name_id;
-    const swept = { namespace: name, namespaceId: namespace.namespace_id, number };
-    const current = await readVersion(run.client, inputs.gameId, namespace.version_id);
-    if ([closedVersionName(name, number), closedVersionName(name, undefined)].includes(current.display_name)) {
-        logger.info(`${name} already serves the closed page: left as it is`);
-        return { ...swept, outcome: 'already-retired' };
-    }
-    const skipped = await notProven(run, candidate);
-    if (skipped) {
-        logger.info(`${name}: skipped, left as it is: ${skipped}`);
-        return { ...swept, outcome: 'skipped', reason: skipped };
-    }
-    let pullRequest;
-    try {
-        pullRequest = await github.pullRequest(number, run.signal);
-    }
-    catch (error) {
-        if (run.signal.aborted)
-            throw error;
-        const reason = errorMessage(error);
-        logger.warning(`${name}: could not tell whether pull request #${number} is open: ${reason}`);
-        return { ...swept, outcome: 'undecided', reason };
-    }
-    if (pullRequest.open) {
-        logger.info(`${name}: pull request #${number} is open: left as it is`);
-        return { ...swept, outcome: 'open' };
-    }
-    if (inputs.dryRun) {
-        logger.info(`${name}: pull request #${number} is closed: the sweep would retire its preview (dry run)`);
-        return { ...swept, outcome: 'would-retire' };
-    }
-    logger.info(`${name}: pull request #${number} is closed: retiring its preview`);
-    const result = await closePreview(await closeInputs(inputs, run, namespace), {
-        logger,
-        pullRequest: number,
-        dispatcher: run.dispatcher,
-        signal: run.signal,
-    });
-    if (!result.namespace || result.alreadyClosed) {
-        // Retired meanwhile (a `closed` run at the same time): nothing more to do.
-        return { ...swept, outcome: 'already-retired' };
-    }
-    journal.push(`retired ${name}`);
-    await github.retired?.({ number, pullRequest, result: { ...result, namespace: result.namespace } });
-    return { ...swept, outcome: 'retired', domainRemoved: result.domainRemoved };
-}
-/** The close of one preview namespace: the domain it holds is the one freed (the sweep has no domain input). */
-async function closeInputs(inputs, run, namespace) {
-    const { namespace: detail } = await run.client.getNamespace(inputs.gameId, namespace.namespace_id);
-    const [domain, ...others] = detail.config.cdn.domains.map((entry) => entry.domain);
-    if (others.length) {
-        run.logger.warning(`${namespace.name_id} holds ${others.length + 1} domains: ${domain} is freed, ${others.join(', ')} kept ` +
-            '(a deploy adds one domain to a preview)');
-    }
-    return {
-        connection: { apiUrl: inputs.apiUrl, token: inputs.token, gameId: inputs.gameId },
-        target: {
-            kind: 'id',
-            namespaceId: namespace.namespace_id,
-            nameId: namespace.name_id,
-            versionId: undefined,
-            domain,
-            matchmaker: undefined,
-            publish: false,
-            cdnDomain: inputs.cdnDomain,
-        },
-        // The sweep has no verify or transfer inputs: their defaults, except that a slow edge only warns.
-        verify: { ...readVerify(NONE_GIVEN), onFailure: 'warn' },
-        transfer: readTransfer(NONE_GIVEN),
-    };
-}
 const NONE_GIVEN = () => '';
 function namesOf(result, outcome) {
     return result.previews.filter((p) => p.outcome === outcome).map((p) => p.namespace);
@@ -80702,12 +81481,21 @@ function reportBlocks(result) {
         table(['Namespace', 'Pull request', 'State'], result.previews.map((p) => [
             { code: p.namespace },
             p.outcome === 'skipped' ? '' : `#${p.number}`,
-            p.reason ? `${OUTCOME_TEXT[p.outcome]} (${p.reason})` : OUTCOME_TEXT[p.outcome],
+            stateText(p),
         ])),
     ];
     if (result.dryRun)
         blocks.push(report_text('Dry run: nothing was changed.'));
     return blocks;
+}
+function stateText(p) {
+    if (p.outcome === 'retired' || p.outcome === 'would-retire') {
+        const why = p.retiredBecause?.kind === 'closed' ? 'closed' : retiredBecause(p.retiredBecause, p.number);
+        return p.outcome === 'retired'
+            ? `${why}: retired (the closed page, the domain freed)`
+            : `${why}: would be retired`;
+    }
+    return p.reason ? `${OUTCOME_TEXT[p.outcome]} (${p.reason})` : OUTCOME_TEXT[p.outcome];
 }
 
 ;// CONCATENATED MODULE: ./src/operations/validate.ts
@@ -80840,6 +81628,7 @@ function problems(errors) {
 
 
 
+
 // The ids of the emulator's demo game (`gamehost emulator`), so that every example runs as written against it.
 const EXAMPLE_CONNECTION = '--api-url https://api.example.com --game-id 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86';
 const EXAMPLE_NAMESPACE = '3f6c2a9e-8b1d-4c7a-9e25-5d0b7a41c8f2';
@@ -80877,7 +81666,22 @@ const DEPLOY = {
         const keepManifest = get(Output.Manifest).trim();
         // A private folder (mode 0700, a name nobody can guess): a planted link in /tmp cannot redirect it.
         const tempDir = await (0,promises_.mkdtemp)(external_node_path_default().join(external_node_os_default().tmpdir(), 'gamehost-'));
+        // A deploy to a preview's namespace sweeps the other previews, asking GitHub when it can.
+        const pullRequest = previewOfDeploy(inputs, undefined);
+        const repository = process.env.GITHUB_REPOSITORY?.trim();
+        const githubToken = process.env[GITHUB_TOKEN_ENV]?.trim();
+        const dispatcher = pullRequest !== undefined && githubToken && repository ? createAgent() : undefined;
+        const sweepWith = (signal) => pullRequest === undefined
+            ? undefined
+            : {
+                inputs,
+                pullRequest,
+                github: dispatcher && cliGitHub(githubToken, repository, dispatcher),
+                logger: io.logger,
+                signal,
+            };
         const run = async (signal) => {
+            const sweep = sweepWith(signal);
             const result = await deploy(inputs, {
                 deadlineMs: deadlineFromEnv(process.env),
                 logger: io.logger,
@@ -80887,12 +81691,16 @@ const DEPLOY = {
                 // A terminal shows the upload's progress in its status line: update it often.
                 progressIntervalMs: io.interactive ? 250 : undefined,
                 signal,
+                beforeCreating: sweep && (() => makeRoomForPreview(sweep)),
                 // No GitHub client here (no compareCommits): the guard against an older build says it could
                 // not run, and publishes.
                 source: { commit: contextOnce().sha, ref: contextOnce().ref },
             });
-            if (result.siteId)
-                io.logger.info(`Deployed site ${result.siteId} (upload ${result.uploadId ?? 'unknown'})`);
+            const said = siteSentence(result);
+            if (said)
+                io.logger.info(said);
+            if (sweep && !signal.aborted)
+                await sweepOtherPreviews(sweep);
             return { outputs: deployOutputs(result), report: deployReport(result) };
         };
         try {
@@ -80909,6 +81717,7 @@ const DEPLOY = {
         }
         finally {
             await (0,promises_.rm)(tempDir, { recursive: true, force: true });
+            await dispatcher?.destroy();
         }
     },
 };
@@ -81016,10 +81825,7 @@ const SWEEP = {
         }
         const dispatcher = createAgent();
         try {
-            const apiUrl = process.env.GITHUB_API_URL;
-            const operation = sweepOperation((inputs) => ({
-                pullRequest: (number, signal) => readPullRequestState({ token: inputs.githubToken, repository, apiUrl, dispatcher, signal }, number),
-            }));
+            const operation = sweepOperation((inputs) => cliGitHub(inputs.githubToken, repository, dispatcher));
             return await runOperationCommand(operation, flags, io);
         }
         finally {
@@ -81027,6 +81833,14 @@ const SWEEP = {
         }
     },
 };
+/** What the CLI asks GitHub for a sweep: which pull requests are open (GITHUB_API_URL, default api.github.com). */
+function cliGitHub(token, repository, dispatcher) {
+    const apiUrl = process.env.GITHUB_API_URL;
+    return {
+        pullRequest: (number, signal) => readPullRequestState({ token, repository, apiUrl, dispatcher, signal }, number),
+        openPullRequests: (signal) => listOpenPullRequests({ token, repository, apiUrl, dispatcher, signal }),
+    };
+}
 const COMMANDS = [DEPLOY, SERVERS, LOBBY_LOGS, AVATARS, VALIDATE, PUBLISH, CLOSE, SWEEP];
 /** A subcommand that runs an operation: the same read, run, outputs and report as its action. */
 function operationCommand(operation, spec) {

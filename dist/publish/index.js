@@ -45914,7 +45914,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _src_actions_publish_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8565);
+/* harmony import */ var _src_actions_publish_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5055);
 
 await (0,_src_actions_publish_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -45923,7 +45923,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8565:
+/***/ 5055:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -48904,7 +48904,7 @@ function format_plural(count, noun) {
     return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 /** The text with its first letter a capital: the start of a sentence. */
-function capital(text) {
+function format_capital(text) {
     return text.charAt(0).toUpperCase() + text.slice(1);
 }
 /** A duration to the tenth of a second: `2.6 s`. */
@@ -49658,8 +49658,20 @@ const GITHUB_CALL_TIMEOUT_MS = 30_000;
 const COMMENT_CALL_TIMEOUT_MS = 15_000;
 const COMMENT_RETRY_DELAY_MS = 1_000;
 const COMMENT_BUDGET_MS = 60_000;
+/**
+ * A preview deploy's sweep of the other previews starts no retirement after this, and is cut off as
+ * long again after it (the retirement under way ends): a retirement is a few calls and its closed page
+ * seen served (seconds), so a minute retires a dozen or so; what is left, the next preview deploy's
+ * sweep (or the sweep action) retires.
+ */
+const PREVIEW_SWEEP_BUDGET_MS = 60_000;
 /** GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it. */
 const CANCELLED_COMMENT_MS = 4_000;
+/**
+ * How long a deploy may read the records the game's namespaces serve, looking for one of its own
+ * build (reuse-reviewed): a host slower than this is left out, said so, and the files are uploaded.
+ */
+const timeouts_REVIEWED_SEARCH_MS = 15_000;
 /** How long git may take to name the CLI's repository, commit and branch. */
 const GIT_TIMEOUT_MS = 5_000;
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
@@ -49707,8 +49719,8 @@ const ADVANCED_DEPLOY_INPUTS = new Set([
     ...['include-hidden', 'site-name', 'namespace-display-name', 'version-id', 'namespace-id', 'cdn-domain'],
     ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
     ...['max-retry-after', 'request-timeout', 'verify-timeout', 'on-verify-failure', 'site-record'],
-    ...['allow-older', 'compare-with', 'skip-unchanged', 'if-no-token', 'pull-request'],
-    ...['browser', 'smoke-test-seconds'],
+    ...['allow-older', 'compare-with', 'skip-unchanged', 'reuse-reviewed', 'if-no-token', 'pull-request'],
+    ...['browser', 'smoke-test-seconds', 'namespace-prefix', 'preview-ttl', 'max-previews'],
 ]);
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
@@ -49918,6 +49930,11 @@ const INPUTS = {
         default: 'true',
         description: "On a preview, reuse the preview's last site when the files are unchanged",
     }),
+    ReuseReviewed: row('reuse-reviewed', ['deploy'], {
+        default: 'true',
+        description: 'On a release, publish instead of uploading the site of a namespace of the game that serves this very build (the same digest, read from its record): 0 bytes uploaded (default; --no-reuse-reviewed to upload anyway)',
+        flag: { type: 'boolean', negatable: true },
+    }),
     SiteRecord: row('site-record', ['deploy'], {
         default: 'true',
         description: "Put the record of the build on the site, at /.well-known/gamehost.json: commit, ref, digest, each file's path, size and SHA-256 (default; --no-site-record to leave it out)",
@@ -49966,10 +49983,19 @@ const INPUTS = {
             },
         },
     }),
-    NamespacePrefix: row('namespace-prefix', ['sweep'], {
+    NamespacePrefix: row('namespace-prefix', ['deploy', 'sweep'], {
         default: 'pr-',
-        description: "The previews' namespaces are named <prefix><pull request number>, as the deploy's namespace input makes them (default pr-)",
+        description: "The previews' namespaces are named <prefix><pull request number>, or <prefix><number>-<key> for one of several sites, as the deploy's namespace input makes them (default pr-)",
         flag: { type: 'string', value: 'prefix' },
+    }),
+    PreviewTtl: row('preview-ttl', ['deploy', 'sweep'], {
+        default: '30d',
+        description: "A preview not deployed for this long is retired by the sweep (each preview deploy's, and the sweep action's): days or hours, like 30d or 36h; 0: never (default 30d)",
+        flag: { type: 'string', value: 'age' },
+    }),
+    MaxPreviews: row('max-previews', ['deploy', 'sweep'], {
+        description: 'At most this many pull requests keep a live preview: past it, the least recently deployed are retired first; empty: no cap',
+        flag: { type: 'string', value: 'n' },
     }),
     FromNamespace: row('from-namespace', ['publish'], {
         description: 'Promote the build this namespace serves (or --version-id)',
@@ -50063,6 +50089,7 @@ const constants_Output = {
     Url: 'url',
     DomainStatus: 'domain-status',
     Skipped: 'skipped',
+    ReusedFrom: 'reused-from',
     Verified: 'verified',
     SmokeTest: 'smoke-test',
     Screenshot: 'screenshot',
@@ -51750,7 +51777,7 @@ var external_node_crypto_ = __nccwpck_require__(7598);
 
 
 
-const RECORD_PATH = '.well-known/gamehost.json';
+const record_RECORD_PATH = '.well-known/gamehost.json';
 const RECORD_FORMAT = 1;
 const RECORD_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** A site of the service's largest has a far smaller record. */
@@ -51775,14 +51802,14 @@ function recordSize(files, source) {
 }
 function recordFile(manifest, source) {
     const bytes = Buffer.from(recordText(manifest.files, manifest.digest, source));
-    return { ...recordDescriptor(bytes.length), bytes, sha256: hash('sha256', bytes) };
+    return { ...record_recordDescriptor(bytes.length), bytes, sha256: hash('sha256', bytes) };
 }
-function recordDescriptor(size) {
-    return { path: RECORD_PATH, size, contentType: RECORD_CONTENT_TYPE };
+function record_recordDescriptor(size) {
+    return { path: record_RECORD_PATH, size, contentType: RECORD_CONTENT_TYPE };
 }
 function checkRecordPathFree(files) {
-    if (files.some((file) => file.path === RECORD_PATH)) {
-        throw new UsageError(`${inputName(Input.Path)} holds ${RECORD_PATH}, where the deploy writes its record of the build: remove it, ` +
+    if (files.some((file) => file.path === record_RECORD_PATH)) {
+        throw new UsageError(`${inputName(Input.Path)} holds ${record_RECORD_PATH}, where the deploy writes its record of the build: remove it, ` +
             `or set ${inputAssignment(Input.SiteRecord, 'false')}`);
     }
 }
@@ -51825,7 +51852,7 @@ function parseRecord(text) {
  * A request for `urlPath` (encoded) of the host of `url`, bytes as sent (no decompression). A host
  * under `localhost` (the emulator's CDN) is reached at 127.0.0.1 with its name in the Host header.
  */
-function hostGet(url, urlPath, options, method = 'GET') {
+function record_hostGet(url, urlPath, options, method = 'GET') {
     const target = new URL(url);
     const local = target.hostname === 'localhost' || target.hostname.endsWith('.localhost');
     const origin = local
@@ -51846,9 +51873,9 @@ function hostGet(url, urlPath, options, method = 'GET') {
     });
 }
 /** The record the host serves, or why there is none: reading it never fails the deploy. */
-async function readServedRecord(url, options) {
+async function record_readServedRecord(url, options) {
     try {
-        const answer = await hostGet(url, `/${RECORD_PATH}`, options);
+        const answer = await record_hostGet(url, `/${record_RECORD_PATH}`, options);
         if (answer.statusCode !== 200) {
             await answer.body.dump();
             return { absent: `it answered ${answer.statusCode}` };
@@ -51963,7 +51990,7 @@ function deployConfig(base, siteId, routes) {
  * `{game}--{namespace}.{cdn}` (`prod` at `{game}.{cdn}`), never the custom domain. `cdnDomain` is a
  * domain (https), or an origin with a scheme and port (the emulator).
  */
-function namespaceUrl(cdnDomain, gameNameId, namespaceNameId) {
+function version_config_namespaceUrl(cdnDomain, gameNameId, namespaceNameId) {
     const origin = new URL(cdnDomain.includes('://') ? cdnDomain : `https://${cdnDomain}`);
     const host = namespaceNameId === 'prod' ? gameNameId : `${gameNameId}--${namespaceNameId}`;
     return `${origin.protocol}//${host}.${origin.host}/`;
@@ -51997,10 +52024,12 @@ async function versionName(client, gameId, wanted, versions) {
 }
 /** Before anything is created: validation needs only a site_id, so a placeholder stands for the site. */
 async function validateDeployVersion(client, gameId, displayName, base, routes) {
-    const { errors } = await client.validateVersion(gameId, {
+    const answer = await client.validateVersion(gameId, {
         display_name: displayName,
         config: deployConfig(base, SITE_PLACEHOLDER, routes),
     });
+    // A name another run took since it was chosen: createVersion takes a reserved one instead.
+    const errors = answer.errors.filter(({ path }) => path.join('.') !== 'display-name.not-unique');
     if (errors.length) {
         const described = errors.map(({ path }) => ({ path, description: describeValidationPath(path) }));
         throw new errors_ValidationFailedError('The new version', described);
@@ -52548,7 +52577,7 @@ function verify_hostFetcher(url, options) {
     return async (probe) => {
         const path = probe.urlPath.split('/').map(encodeURIComponent).join('/');
         try {
-            const answer = await hostGet(url, path, options, probe.compare === 'size' ? 'HEAD' : 'GET');
+            const answer = await record_hostGet(url, path, options, probe.compare === 'size' ? 'HEAD' : 'GET');
             const served = { status: answer.statusCode, headers: flatHeaders(answer.headers) };
             if (probe.compare === 'size' || answer.statusCode !== 200) {
                 await answer.body.dump();
@@ -52631,7 +52660,7 @@ async function verifyLive(options) {
     const probes = probesFor(expected);
     const changed = 'otherThan' in expected;
     const checking = changed
-        ? `another build than before, for up to ${settings.timeoutMs / 1000} s: /${RECORD_PATH} (its record)`
+        ? `another build than before, for up to ${settings.timeoutMs / 1000} s: /${record_RECORD_PATH} (its record)`
         : `this build, for up to ${settings.timeoutMs / 1000} s: ${describeChecked(probes)}`;
     logger.info(`Checking that ${url} serves ${checking}`);
     const polled = await pollUntilLive({
@@ -52660,10 +52689,10 @@ async function verifyLive(options) {
 function probesFor(expected) {
     const atRecord = (file, compare) => {
         const { path, size, sha256, contentType } = file;
-        return { urlPath: `/${RECORD_PATH}`, file: { path, size, sha256, contentType }, compare };
+        return { urlPath: `/${record_RECORD_PATH}`, file: { path, size, sha256, contentType }, compare };
     };
     if ('otherThan' in expected)
-        return [atRecord({ path: RECORD_PATH, size: 0, sha256: expected.otherThan.sha256 }, 'other')];
+        return [atRecord({ path: record_RECORD_PATH, size: 0, sha256: expected.otherThan.sha256 }, 'other')];
     const probes = sampleProbes(expected.files, expected.serving);
     if (expected.record)
         probes.push(atRecord(expected.record, 'content'));
@@ -52734,12 +52763,12 @@ async function expectedOfVersion(run, to) {
     const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
     const absent = [];
     for (const url of to.servedAt) {
-        const served = await readServedRecord(url, options);
+        const served = await record_readServedRecord(url, options);
         if ('absent' in served)
             absent.push(`${url} serves no record of its build (${served.absent})`);
         else {
             const { size, sha256 } = served.bytes;
-            return { files: served.record.files, record: { path: RECORD_PATH, size, sha256 } };
+            return { files: served.record.files, record: { path: record_RECORD_PATH, size, sha256 } };
         }
     }
     const unknown = (why) => ({ unknown: [...absent, why].join('; ') });
@@ -52747,7 +52776,7 @@ async function expectedOfVersion(run, to) {
         return unknown('nothing tells the version apart');
     if (await to.sameSite())
         return unknown('it serves the same site as the version before');
-    const before = await readServedRecord(to.url, options);
+    const before = await record_readServedRecord(to.url, options);
     if ('absent' in before)
         return unknown(`${to.url} served no record before (${before.absent})`);
     return { otherThan: { sha256: before.bytes.sha256 } };
@@ -52821,12 +52850,12 @@ function afterFailure(onFailure, rolledBackTo, published, nameId) {
     const namespace = namespaceOf(nameId);
     const version = versionOf(published);
     return rolledBackTo !== undefined
-        ? `${capital(namespace)} was put back on version ${rolledBackTo}, which it served before.`
+        ? `${format_capital(namespace)} was put back on version ${rolledBackTo}, which it served before.`
         : onFailure === 'fail'
             ? `${input_naming_inputName(table_Input.OnVerifyFailure)} is fail: ${namespace} stays on ${version}.`
             : !published.created
                 ? `Nothing was published (${namespace} already served ${version}), so nothing was put back.`
-                : `${capital(namespace)} served no version before this run, so there is none to put it back on: it stays on ${version}.`;
+                : `${format_capital(namespace)} served no version before this run, so there is none to put it back on: it stays on ${version}.`;
 }
 const namespaceOf = (nameId) => (nameId ? `namespace ${nameId}` : 'the namespace');
 const versionOf = (published) => `version '${published.versionName}' (${published.versionId})`;
@@ -54301,6 +54330,281 @@ function sizes_moreRow(change) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/deploy/target/reviewed.ts
+// A deploy whose files equal the build that a namespace of the game serves publishes that namespace's
+// site instead of uploading the files again: a site is immutable, so what ships is, byte for byte,
+// what was reviewed there. It is found from the records the namespaces serve, not from the service's
+// site list: that list names no file and no digest, and a site can be read only through a namespace
+// that serves it. The work is bounded: the first line of each record (its counts), a few at a time
+// within REVIEWED_SEARCH_MS; the files are hashed only when a namespace serves as many files of the
+// same total size, and a whole record is read only for such a namespace.
+
+
+
+
+
+
+
+
+const HEADS_AT_ONCE = 8;
+/** A record's first line holds its format, commit, ref, digest and counts: far less than this. */
+const HEAD_MAX_BYTES = (/* unused pure expression or super */ null && (16 * 1024));
+const FILES_AFTER_HEAD = ',"files":[';
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+const LISTED = 5;
+/** The proof in words: "the bytes reviewed in pr-12 (sha256:…)", and the commit its record names. */
+function reviewed_reviewedBytes(reviewed) {
+    const { reusedFrom, digest } = reviewed;
+    const commit = reviewed.commit ? `, built from commit ${reviewed.commit.slice(0, 7)}` : '';
+    const bytes = reviewed.servedAlready
+        ? `the bytes ${reusedFrom} serves already`
+        : `the bytes reviewed in ${reusedFrom}`;
+    return `${bytes} (${digest})${commit}`;
+}
+const PULL_REQUEST_REF = /^refs\/pull\/\d+\//;
+/**
+ * reuse-reviewed, as the deploy applies it: undefined when it does not look (off, no CDN domain,
+ * no record, or a preview), else what it found, said in the log, and the account of it for the result.
+ */
+async function lookForReviewedBuild(search) {
+    const { inputs, cdnDomain, logger } = search;
+    if (!inputs.reuseReviewed || !cdnDomain)
+        return undefined;
+    // The sweep knows a preview by the pull request its record names: another build's record would hide it.
+    if (PULL_REQUEST_REF.test(inputs.ref ?? '')) {
+        logger.debug(`No namespace's build is looked for: a preview serves its own record`);
+        return undefined;
+    }
+    if (!inputs.siteRecord) {
+        logger.info(`No namespace's build is looked for (${inputName(Input.ReuseReviewed)}): ${inputAssignment(Input.SiteRecord, 'false')}, and a reviewed site serves its record`);
+        return undefined;
+    }
+    const outcome = await findReviewedBuild({ ...search, cdnDomain });
+    if ('unmatched' in outcome) {
+        logger.info(`No reviewed build is this one: ${outcome.unmatched}. The files are uploaded.`);
+        return { outcome, account: { unmatched: outcome.unmatched } };
+    }
+    const { nameId, siteId, digest, commit } = outcome.reused;
+    const account = {
+        reusedFrom: nameId,
+        digest,
+        ...(commit ? { commit } : {}),
+        ...(nameId === search.target ? { servedAlready: true } : {}),
+    };
+    logger.info(`The files are ${reviewed_reviewedBytes(account)}: site ${siteId} is published, 0 bytes uploaded ` +
+        `(${inputAssignment(Input.ReuseReviewed, 'false')} uploads anyway)`);
+    return { outcome, account };
+}
+/** The namespace whose served build is this one, with its site, or why none is. Never fails the deploy. */
+async function findReviewedBuild(search) {
+    const { logger, local } = search;
+    const namespaces = namespacesToRead(search);
+    if (!namespaces.length)
+        return { unmatched: 'no other namespace of the game serves a build' };
+    const seen = await readHeads(namespaces, search);
+    logger.info(describeRead(seen));
+    const sameSize = seen.filter(({ head }) => head && sameCounts(head, local));
+    if (!sameSize.length)
+        return { unmatched: noneOfThatSize(local, seen) };
+    const manifest = search.manifest ?? (await search.hash());
+    const sameDigest = sameSize.filter(({ head }) => head?.digest === manifest.digest);
+    const refused = [];
+    for (const candidate of sameDigest) {
+        const confirmed = await reviewed_confirm(search, candidate, manifest);
+        if ('reused' in confirmed)
+            return { reused: confirmed.reused, manifest };
+        refused.push(confirmed.refused);
+    }
+    if (refused.length)
+        return { unmatched: refused.join('; '), manifest };
+    return { unmatched: await notReproducible(search, sameSize[0], manifest), manifest };
+}
+/**
+ * The game's namespaces with their hosts, the newest first and the target last; those serving the
+ * closed page (close.ts names its version after them) are left out unread, and so is the target
+ * when asked.
+ */
+function namespacesToRead(search) {
+    const { game, target } = search;
+    const versionNames = new Map(game.versions.map((v) => [v.version_id, v.display_name]));
+    const closed = (ns) => versionNames.get(ns.version_id)?.startsWith(closedVersionName(ns.name_id, undefined)) ?? false;
+    const rank = (ns) => (ns.name_id === target ? -Infinity : Date.parse(ns.create_ts) || 0);
+    return game.namespaces
+        .filter((ns) => !closed(ns) && !(search.targetLeftOut && ns.name_id === target))
+        .sort((a, b) => rank(b) - rank(a))
+        .map((ns) => ({
+        nameId: ns.name_id,
+        versionId: ns.version_id,
+        url: namespaceUrl(search.cdnDomain, game.name_id, ns.name_id),
+    }));
+}
+async function readHeads(namespaces, search) {
+    const budget = search.budget ?? AbortSignal.timeout(REVIEWED_SEARCH_MS);
+    const signal = AbortSignal.any([search.host.signal, budget]);
+    const limit = pLimit(HEADS_AT_ONCE);
+    return Promise.all(namespaces.map((ns) => limit(async () => {
+        search.host.signal.throwIfAborted();
+        if (budget.aborted)
+            return { ...ns, absent: notInTime(search) };
+        // Past the budget a read is abandoned (readRecordHead throws the abort): the run goes on without it.
+        const read = await readRecordHead(ns.url, { ...search.host, signal }).catch((error) => {
+            if (search.host.signal.aborted || !budget.aborted)
+                throw error;
+            return { absent: notInTime(search) };
+        });
+        search.host.signal.throwIfAborted();
+        return { ...ns, ...read };
+    })));
+}
+const notInTime = (search) => search.budget ? 'it was not read in time' : `it was not read within ${formatSeconds(REVIEWED_SEARCH_MS)}`;
+/** The first line of the record the host serves, read alone; or why there is none. */
+async function readRecordHead(url, options) {
+    try {
+        const answer = await hostGet(url, `/${RECORD_PATH}`, options);
+        if (answer.statusCode !== 200) {
+            await answer.body.dump();
+            const asks = answer.statusCode === 401 ? ': it is private, and read without credentials' : '';
+            return { absent: `it answered ${answer.statusCode}${asks}` };
+        }
+        const line = await firstLine(answer.body);
+        if (line === undefined)
+            return { absent: `its record has no first line of at most ${HEAD_MAX_BYTES} bytes` };
+        const head = parseRecordHead(line);
+        return typeof head === 'string' ? { absent: `its record's first line ${head}` } : { head };
+    }
+    catch (error) {
+        options.signal.throwIfAborted();
+        return { absent: `it could not be fetched: ${errorMessage(error)}` };
+    }
+}
+/** Stops reading at the first line break: the files after it are not fetched. */
+async function firstLine(body) {
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of body) {
+        const end = chunk.indexOf(0x0a);
+        chunks.push(end < 0 ? chunk : chunk.subarray(0, end));
+        size += end < 0 ? chunk.length : end;
+        if (size > HEAD_MAX_BYTES)
+            return undefined;
+        if (end >= 0)
+            return Buffer.concat(chunks).toString('utf8');
+    }
+    return undefined;
+}
+/** The head record.ts writes first (`{...,"totalBytes":n,"files":[`), or what is wrong with the line. */
+function parseRecordHead(line) {
+    if (!line.endsWith(FILES_AFTER_HEAD))
+        return 'does not end where its files begin';
+    let value;
+    try {
+        value = JSON.parse(`${line.slice(0, -FILES_AFTER_HEAD.length)}}`);
+    }
+    catch {
+        return 'is not JSON';
+    }
+    const head = value;
+    if (typeof head !== 'object' || head === null || head.format !== 1)
+        return 'is not of format 1';
+    const { digest, fileCount, totalBytes, commit } = head;
+    if (typeof digest !== 'string' || !DIGEST.test(digest))
+        return 'has no digest';
+    const count = (n) => Number.isSafeInteger(n) && n >= 0;
+    if (!count(fileCount) || !count(totalBytes))
+        return 'has no file count or total size';
+    return {
+        digest,
+        fileCount: fileCount,
+        totalBytes: totalBytes,
+        ...(typeof commit === 'string' ? { commit } : {}),
+    };
+}
+const sameCounts = (head, local) => head.fileCount === local.fileCount && head.totalBytes === local.totalBytes;
+const buildOf = ({ fileCount, totalBytes }) => `${plural(fileCount, 'file')} and ${formatBytes(totalBytes)}`;
+/** One line: which namespaces serve a record, and which do not, and why. */
+function describeRead(seen) {
+    const read = seen.filter((ns) => ns.head).map((ns) => ns.nameId);
+    const unread = seen.filter((ns) => ns.absent).map((ns) => `${ns.nameId} (${ns.absent})`);
+    return (`Looked for this build in the records that ${plural(seen.length, 'namespace')} of the game serve: ` +
+        [read.length ? `read from ${listNames(read)}` : '', unread.length ? `none from ${listNames(unread)}` : '']
+            .filter(Boolean)
+            .join('; '));
+}
+/** Why no namespace serves this build, when none serves as many files of the same total size. */
+function noneOfThatSize(local, seen) {
+    const served = seen.filter((ns) => ns.head);
+    const others = served.slice(0, LISTED).map((ns) => `${ns.nameId} serves ${buildOf(ns.head)}`);
+    if (served.length > LISTED)
+        others.push(`${served.length - LISTED} more serve others`);
+    const unread = seen.filter((ns) => ns.absent).map((ns) => ns.nameId);
+    if (unread.length)
+        others.push(`${listNames(unread)} ${unread.length === 1 ? 'serves' : 'serve'} no record read`);
+    return `no namespace serves a build of ${buildOf(local)}${others.length ? ` (${others.join('; ')})` : ''}`;
+}
+/** The whole record names this build and its files, and the namespace's version names the site. */
+async function reviewed_confirm(search, candidate, manifest) {
+    const { nameId } = candidate;
+    const served = await readServedRecord(candidate.url, search.host);
+    if ('absent' in served)
+        return { refused: `${nameId} serves this build's digest, but ${served.absent}` };
+    const { record, bytes } = served;
+    if (record.digest !== manifest.digest)
+        return { refused: `${nameId} served another build when read again (${record.digest})` };
+    const differ = differingFiles(manifest.files, record.files);
+    if (differ.length)
+        return { refused: `${nameId}'s record names this build's digest but other files (${listNames(differ)})` };
+    let siteId;
+    try {
+        const { version } = await search.client.getVersion(search.gameId, candidate.versionId);
+        siteId = version.config.cdn?.site_id;
+    }
+    catch (error) {
+        search.host.signal.throwIfAborted();
+        return { refused: `${nameId}'s version ${candidate.versionId} could not be read: ${errorMessage(error)}` };
+    }
+    if (!siteId)
+        return { refused: `${nameId}'s version ${candidate.versionId} names no site` };
+    return {
+        reused: {
+            nameId,
+            siteId,
+            digest: record.digest,
+            ...(record.commit ? { commit: record.commit } : {}),
+            record: { ...recordDescriptor(bytes.size), sha256: bytes.sha256 },
+        },
+    };
+}
+/** A namespace serves as many files of the same total size, but not this build: which files differ. */
+async function notReproducible(search, candidate, manifest) {
+    const { nameId, head } = candidate;
+    const same = `${nameId} serves ${buildOf(manifest)} too, but its digest is ${head.digest}, not ${manifest.digest}`;
+    const served = await readServedRecord(candidate.url, search.host);
+    if ('absent' in served)
+        return `${same}: another build, or one that is not byte-reproducible`;
+    const differ = differingFiles(manifest.files, served.record.files);
+    if (!differ.length)
+        return `${same}: the same files, with other content types`;
+    const which = `${differ.length === 1 ? 'a file differs' : `${differ.length} files differ`} (${listNames(differ)})`;
+    return `${same}: ${which}, so it is another build, or one that is not byte-reproducible`;
+}
+/** This build's files that the record does not list with the same size and SHA-256. */
+function differingFiles(files, recorded) {
+    const served = new Map(recorded.map((f) => [f.path, f]));
+    const differ = files.filter((f) => {
+        const other = served.get(f.path);
+        return other?.size !== f.size || other.sha256 !== f.sha256;
+    });
+    if (differ.length || files.length === recorded.length)
+        return differ.map((f) => f.path);
+    const local = new Set(files.map((f) => f.path));
+    return recorded.filter((f) => !local.has(f.path)).map((f) => f.path);
+}
+/** At most LISTED names, and how many more. */
+function listNames(paths) {
+    const listed = paths.slice(0, LISTED).join(', ');
+    return paths.length > LISTED ? `${listed} and ${paths.length - LISTED} more` : listed;
+}
+
 // EXTERNAL MODULE: external "node:fs/promises"
 var promises_ = __nccwpck_require__(1455);
 // EXTERNAL MODULE: external "node:buffer"
@@ -54621,6 +54925,7 @@ function walk_hiddenLeftOut(hidden) {
 
 
 
+
 /** Null for what this run did not produce; a site whose upload was never completed has no ids. */
 function deployOutputs(result) {
     const done = result.uploadCompleted;
@@ -54637,6 +54942,7 @@ function deployOutputs(result) {
         [Output.Url]: result.published?.url ?? result.older?.url ?? null,
         [Output.DomainStatus]: result.provisioned.domainStatus?.status ?? null,
         [Output.Skipped]: result.skipped,
+        [Output.ReusedFrom]: reusedFrom(result) ?? null,
         [Output.Verified]: result.verification?.verified ?? false,
         [Output.SmokeTest]: result.smoke?.status ?? null,
         [Output.Screenshot]: result.smoke?.screenshot ?? null,
@@ -54829,7 +55135,7 @@ function resultRows(result, failed) {
         rows.push(['Site', siteCell(result, failed)]);
     if (manifest) {
         rows.push(['Files', `${manifest.fileCount} (${formatBytes(manifest.totalBytes)})`]);
-        rows.push(['Parts', String(upload?.parts ?? result.plannedParts)]);
+        rows.push(['Parts', String(upload?.parts ?? (reusedFrom(result) ? 0 : result.plannedParts))]);
         rows.push(['Digest', { code: manifest.digest }]);
     }
     else if (result.collected) {
@@ -54839,6 +55145,8 @@ function resultRows(result, failed) {
             `${fileCount} (${formatBytes(totalBytes)}) collected; ${result.siteId ? 'the upload did not finish' : 'none uploaded'}`,
         ]);
     }
+    if (result.reviewed)
+        rows.push(['Reviewed build', reviewedCell(result.reviewed)]);
     if (result.record)
         rows.push(['Record', [{ code: `/${result.record.path}` }, ` (${formatBytes(result.record.size)})`]]);
     const leftOut = hiddenLeftOut(result.collected?.hidden ?? []);
@@ -54879,6 +55187,9 @@ function siteCell(result, failed) {
     const { siteId, siteName } = result;
     if (result.skipped)
         return [{ code: siteId ?? '' }, ' (reused: the files are unchanged)'];
+    const from = reusedFrom(result);
+    if (from && siteId)
+        return [{ code: siteId }, ` (reused: the site ${from} serves)`];
     if (!siteId)
         return `${siteName} (${result.dryRun ? 'would be created' : 'not created'})`;
     return [
@@ -54886,6 +55197,21 @@ function siteCell(result, failed) {
         { code: siteId },
         failed && !result.uploadCompleted ? ' (created; upload not completed)' : '',
     ];
+}
+/** The site the namespace serves now, and whose it is; undefined without one. */
+function siteSentence(result) {
+    const { siteId, reviewed } = result;
+    if (!siteId)
+        return undefined;
+    if (reviewed && 'reusedFrom' in reviewed)
+        return `Reused site ${siteId}: ${reviewedBytes(reviewed)}, 0 bytes uploaded`;
+    return `${result.skipped ? 'Reused' : 'Deployed'} site ${siteId} (upload ${result.uploadId ?? 'unknown'})`;
+}
+const reusedFrom = (result) => result.reviewed && 'reusedFrom' in result.reviewed ? result.reviewed.reusedFrom : undefined;
+function reviewedCell(reviewed) {
+    if ('unmatched' in reviewed)
+        return `none is this one, so the files were uploaded: ${reviewed.unmatched}`;
+    return `${capital(reviewedBytes(reviewed))}: 0 bytes uploaded`;
 }
 function whereRows(published) {
     const { domain, url } = published;
@@ -54940,6 +55266,7 @@ function closeOutputs(result) {
         [Output.Url]: result.url ?? null,
         [Output.DomainStatus]: null,
         [Output.Skipped]: false,
+        [Output.ReusedFrom]: null,
         [Output.Verified]: false,
         [Output.SmokeTest]: null,
         [Output.Screenshot]: null,
@@ -55004,7 +55331,7 @@ async function readPromotedBuild(run, inputs, from, sourceUrl) {
         return { from, version, siteId, served: undefined };
     }
     const options = { ...hostOptions(run), authorization: inputs.authorization };
-    const served = await readServedRecord(sourceUrl, options);
+    const served = await record_readServedRecord(sourceUrl, options);
     if ('absent' in served)
         throw new ServiceStateError(`${what}, but ${noRecord(sourceUrl, served.absent)}`);
     checkExpected(inputs, served, from);
@@ -55014,7 +55341,7 @@ function hostOptions(run) {
     return { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
 }
 function noRecord(url, absent) {
-    const why = `${url}${RECORD_PATH} ${absent.replace(/^it /, '')}`;
+    const why = `${url}${record_RECORD_PATH} ${absent.replace(/^it /, '')}`;
     if (absent === 'it answered 401')
         return `its host asks for credentials (${why}): give them in ${input_naming_inputName(table_Input.FromBasicAuth)} to read which build it serves; nothing was published`;
     return (`its host serves no record of a gamehost build (${why}), so what it serves cannot be proven: ` +
@@ -55034,7 +55361,7 @@ function expectedOfBuild(build) {
     if (!build.served)
         return { unknown: 'no CDN domain is known, so no record of the build could be read' };
     const { record, bytes } = build.served;
-    return { files: record.files, record: { path: RECORD_PATH, size: bytes.size, sha256: bytes.sha256 } };
+    return { files: record.files, record: { path: record_RECORD_PATH, size: bytes.size, sha256: bytes.sha256 } };
 }
 /**
  * The target's own config with the build's site and routes: the version to publish, created once
@@ -55130,7 +55457,7 @@ const publishOperation = {
         const { game } = await client.getGame(inputs.gameId);
         journal.push(`read game ${game.name_id}`);
         const cdnDomain = await resolveCdnDomain(client, inputs.cdnDomain, inputs.apiUrl, logger);
-        const urlOf = (ns) => cdnDomain && namespaceUrl(cdnDomain, game.name_id, ns.name_id);
+        const urlOf = (ns) => cdnDomain && version_config_namespaceUrl(cdnDomain, game.name_id, ns.name_id);
         const target = findNamespace(game.namespaces, inputs.namespace, inputs.gameId);
         const url = urlOf(target);
         const promotion = 'fromNamespace' in inputs.source

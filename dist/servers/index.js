@@ -49658,8 +49658,20 @@ const GITHUB_CALL_TIMEOUT_MS = 30_000;
 const COMMENT_CALL_TIMEOUT_MS = 15_000;
 const COMMENT_RETRY_DELAY_MS = 1_000;
 const COMMENT_BUDGET_MS = 60_000;
+/**
+ * A preview deploy's sweep of the other previews starts no retirement after this, and is cut off as
+ * long again after it (the retirement under way ends): a retirement is a few calls and its closed page
+ * seen served (seconds), so a minute retires a dozen or so; what is left, the next preview deploy's
+ * sweep (or the sweep action) retires.
+ */
+const PREVIEW_SWEEP_BUDGET_MS = 60_000;
 /** GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it. */
 const CANCELLED_COMMENT_MS = 4_000;
+/**
+ * How long a deploy may read the records the game's namespaces serve, looking for one of its own
+ * build (reuse-reviewed): a host slower than this is left out, said so, and the files are uploaded.
+ */
+const REVIEWED_SEARCH_MS = 15_000;
 /** How long git may take to name the CLI's repository, commit and branch. */
 const GIT_TIMEOUT_MS = 5_000;
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
@@ -49707,8 +49719,8 @@ const ADVANCED_DEPLOY_INPUTS = new Set([
     ...['include-hidden', 'site-name', 'namespace-display-name', 'version-id', 'namespace-id', 'cdn-domain'],
     ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
     ...['max-retry-after', 'request-timeout', 'verify-timeout', 'on-verify-failure', 'site-record'],
-    ...['allow-older', 'compare-with', 'skip-unchanged', 'if-no-token', 'pull-request'],
-    ...['browser', 'smoke-test-seconds'],
+    ...['allow-older', 'compare-with', 'skip-unchanged', 'reuse-reviewed', 'if-no-token', 'pull-request'],
+    ...['browser', 'smoke-test-seconds', 'namespace-prefix', 'preview-ttl', 'max-previews'],
 ]);
 /** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
@@ -49918,6 +49930,11 @@ const INPUTS = {
         default: 'true',
         description: "On a preview, reuse the preview's last site when the files are unchanged",
     }),
+    ReuseReviewed: row('reuse-reviewed', ['deploy'], {
+        default: 'true',
+        description: 'On a release, publish instead of uploading the site of a namespace of the game that serves this very build (the same digest, read from its record): 0 bytes uploaded (default; --no-reuse-reviewed to upload anyway)',
+        flag: { type: 'boolean', negatable: true },
+    }),
     SiteRecord: row('site-record', ['deploy'], {
         default: 'true',
         description: "Put the record of the build on the site, at /.well-known/gamehost.json: commit, ref, digest, each file's path, size and SHA-256 (default; --no-site-record to leave it out)",
@@ -49966,10 +49983,19 @@ const INPUTS = {
             },
         },
     }),
-    NamespacePrefix: row('namespace-prefix', ['sweep'], {
+    NamespacePrefix: row('namespace-prefix', ['deploy', 'sweep'], {
         default: 'pr-',
-        description: "The previews' namespaces are named <prefix><pull request number>, as the deploy's namespace input makes them (default pr-)",
+        description: "The previews' namespaces are named <prefix><pull request number>, or <prefix><number>-<key> for one of several sites, as the deploy's namespace input makes them (default pr-)",
         flag: { type: 'string', value: 'prefix' },
+    }),
+    PreviewTtl: row('preview-ttl', ['deploy', 'sweep'], {
+        default: '30d',
+        description: "A preview not deployed for this long is retired by the sweep (each preview deploy's, and the sweep action's): days or hours, like 30d or 36h; 0: never (default 30d)",
+        flag: { type: 'string', value: 'age' },
+    }),
+    MaxPreviews: row('max-previews', ['deploy', 'sweep'], {
+        description: 'At most this many pull requests keep a live preview: past it, the least recently deployed are retired first; empty: no cap',
+        flag: { type: 'string', value: 'n' },
     }),
     FromNamespace: row('from-namespace', ['publish'], {
         description: 'Promote the build this namespace serves (or --version-id)',
@@ -50063,6 +50089,7 @@ const Output = {
     Url: 'url',
     DomainStatus: 'domain-status',
     Skipped: 'skipped',
+    ReusedFrom: 'reused-from',
     Verified: 'verified',
     SmokeTest: 'smoke-test',
     Screenshot: 'screenshot',

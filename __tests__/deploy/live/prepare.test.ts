@@ -7,6 +7,7 @@ import { ServiceClient } from '../../../src/api/client.ts'
 import { createAgent } from '../../../src/api/http.ts'
 import { memoryLogger } from '../../../src/common/logger.ts'
 import { deploy } from '../../../src/deploy/pipeline.ts'
+import { validateDeployVersion } from '../../../src/deploy/live/version-config.ts'
 import { DEFAULT_SEED, startEmulator, type Emulator } from '../../../src/emulator/index.ts'
 import { readInputs } from '../../../src/inputs/deploy.ts'
 import { getter, siteFiles, tempDir, writeTree } from '../../support/helpers.ts'
@@ -153,6 +154,29 @@ describe('going live on a new namespace of a game without prod', () => {
           ),
         ),
         logger.lines.join('\n'),
+      )
+    } finally {
+      await emulator.close()
+    }
+  })
+
+  test('a version name another run took after it was chosen does not fail the validation (createVersion reserves another)', async () => {
+    // Two first runs of one preview at once chose the same name: the second's validation answered
+    // display-name.not-unique, and the deploy failed.
+    const emulator = await startEmulator({ rateLimit: false })
+    try {
+      const client = new ServiceClient({
+        baseUrl: emulator.url,
+        token: 'gamehost-demo-token',
+        logger: memoryLogger(),
+        dispatcher: createAgent(),
+      })
+      const base = (await client.getVersion(GAME, LATEST)).version.config
+      await validateDeployVersion(client, GAME, '1.0.0', base)
+      await assert.rejects(
+        validateDeployVersion(client, GAME, 'two  spaces', base),
+        /The new version is invalid/,
+        'other errors still fail',
       )
     } finally {
       await emulator.close()

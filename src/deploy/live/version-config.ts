@@ -87,10 +87,12 @@ export async function validateDeployVersion(
   base: VersionConfig,
   routes?: readonly CdnRoute[],
 ): Promise<void> {
-  const { errors } = await client.validateVersion(gameId, {
+  const answer = await client.validateVersion(gameId, {
     display_name: displayName,
     config: deployConfig(base, SITE_PLACEHOLDER, routes),
   })
+  // A name another run took since it was chosen: createVersion takes a reserved one instead.
+  const errors = answer.errors.filter(({ path }) => path.join('.') !== 'display-name.not-unique')
   if (errors.length) {
     const described = errors.map(({ path }) => ({ path, description: describeValidationPath(path) }))
     throw new ValidationFailedError('The new version', described)
