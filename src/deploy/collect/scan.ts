@@ -16,7 +16,7 @@ import { checkPatterns } from './glob.ts'
 import { kindOf, openFailure, statOpened, type OpenFile } from './read.ts'
 import { listSome, relativeSitePath, walkSite } from './walk.ts'
 
-export interface CollectOptions {
+export interface ScanOptions {
   root: string
   /** Relative to root, `!` to exclude. */
   patterns: string[]
@@ -27,35 +27,32 @@ export interface CollectOptions {
   signal?: AbortSignal
 }
 
-export async function scanArtifacts(options: CollectOptions): Promise<ArtifactFile[]> {
-  return (await scanSite(options)).files
-}
-
 /** Files scanned between two turns of the event loop, for a cancel to be heard. */
 const SCANS_A_TURN = 512
 
 /** `hidden`: left out (include-hidden false), a folder's with a trailing `/`. */
-export async function scanSite(
-  options: CollectOptions,
-): Promise<{ files: ArtifactFile[]; hidden: string[] }> {
+export async function scanSite(options: ScanOptions): Promise<{ files: ArtifactFile[]; hidden: string[] }> {
   const root = path.resolve(options.root)
   const realRoot = await checkRoot(root, options)
   const { found, others, hidden } = await walkSite({ ...options, root })
   const scan: Scan = { root, realRoot, others, options }
-  const described: Described[] = []
+  const files: ArtifactFile[] = []
+  const refused: Record<Refusal, string[]> = { 'too-long': [], 'not-regular': [], unopenable: [] }
   for (const [i, absolutePath] of found.entries()) {
     if (i % SCANS_A_TURN === SCANS_A_TURN - 1) await yieldToEventLoop()
     options.signal?.throwIfAborted()
-    described.push(await describeFile(absolutePath, scan))
+    const described = await describeFile(absolutePath, scan)
+    if (!('kind' in described)) files.push(described)
+    else if (described.kind !== 'skipped') refused[described.kind].push(described.entry)
   }
-  const files = collected(described, options)
+  refuse(refused, files, options)
   const total = files.reduce((sum, f) => sum + f.size, 0)
   if (options.sizeLimit && total >= options.sizeLimit.bytes)
     throw new UsageError(options.sizeLimit.message(total))
   return { files, hidden }
 }
 
-async function checkRoot(root: string, { root: given, includeHidden, patterns, logger }: CollectOptions) {
+async function checkRoot(root: string, { root: given, includeHidden, patterns, logger }: ScanOptions) {
   const rootStat = await stat(root).catch(() => undefined)
   if (!rootStat) {
     const where = path.isAbsolute(given)
@@ -85,7 +82,7 @@ interface Scan {
   realRoot: string
   /** The found paths the listing did not say are regular files: each is lstat'ed first. */
   others: ReadonlySet<string>
-  options: CollectOptions
+  options: ScanOptions
 }
 
 /** Only regular files are collected (a FIFO would hang the read); one that cannot be opened is refused now. */
@@ -159,13 +156,7 @@ const REFUSALS: Record<Refusal, (count: number, them: string, list: string) => U
     usage`{path}: every file of the site is opened before anything is created, and ${count === 1 ? 'this one' : `these ${count}`} could not be: ${list}. Make ${them} readable, or leave ${them} out with ${inputAssignment(Input.Files, "'!<path>'")}`,
 }
 
-function collected(described: readonly Described[], options: CollectOptions): ArtifactFile[] {
-  const files: ArtifactFile[] = []
-  const refused: Record<Refusal, string[]> = { 'too-long': [], 'not-regular': [], unopenable: [] }
-  for (const d of described) {
-    if (!('kind' in d)) files.push(d)
-    else if (d.kind !== 'skipped') refused[d.kind].push(d.entry)
-  }
+function refuse(refused: Record<Refusal, string[]>, files: readonly ArtifactFile[], options: ScanOptions) {
   for (const [kind, refusal] of Object.entries(REFUSALS)) {
     const list = refused[kind as Refusal].sort()
     if (list.length) throw refusal(list.length, list.length === 1 ? 'it' : 'them', listSome(list, 10))
@@ -177,5 +168,4 @@ function collected(described: readonly Described[], options: CollectOptions): Ar
       : usage` (hidden files are skipped unless {include-hidden} is true)`.message
     throw usage`{files}: no file under '${options.root}' matches ${patterns}${hidden}`
   }
-  return files
 }

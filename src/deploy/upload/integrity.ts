@@ -1,33 +1,10 @@
-// The one place the upload's integrity is kept: every SHA-256 published, and the MD5 the ETag is
-// checked against, come from the bytes as sent. A file in parts is read once more after its last part
+// The one place the upload's integrity is proved: every SHA-256 published comes from the bytes as
+// sent (put.ts hashes them as it sends them). A file in parts is read once more after its last part
 // is stored, and each part as sent must hash as that read's range. A file hashed before the upload
 // must have been sent as hashed. Any difference fails the upload naming the file, before completion.
 import { createHash, hash } from 'node:crypto'
 import { changed, readScanned, streamScanned, type OpenFile } from '../collect/read.ts'
 import { isBytesFile, type Part, type UploadFile } from './parts.ts'
-
-export interface SentDigests {
-  md5: string
-  sha256: string
-}
-
-export function digestsOf(bytes: Buffer): SentDigests {
-  return { md5: hash('md5', bytes), sha256: hash('sha256', bytes) }
-}
-
-/** The digests of a body's chunks as they are sent. */
-export function sentHash(): { sent(chunk: Buffer): void; digests(): SentDigests } {
-  const md5 = createHash('md5')
-  const sha256 = createHash('sha256')
-  let digests: SentDigests | undefined
-  return {
-    sent: (chunk) => {
-      md5.update(chunk)
-      sha256.update(chunk)
-    },
-    digests: () => (digests ??= { md5: md5.digest('hex'), sha256: sha256.digest('hex') }),
-  }
-}
 
 export interface IntegrityOptions {
   files: readonly UploadFile[]
@@ -50,9 +27,9 @@ export class Integrity {
   }
 
   /** A part the store has: a file in one part is proved here, one in parts once all are stored. */
-  async stored(part: Part, sent: SentDigests): Promise<void> {
-    if (part.of === 1) return this.#prove(part.fileIndex, sent.sha256)
-    this.#sent.set(part, sent.sha256)
+  async stored(part: Part, sha256: string): Promise<void> {
+    if (part.of === 1) return this.#prove(part.fileIndex, sha256)
+    this.#sent.set(part, sha256)
     const parts = this.#options.byFile[part.fileIndex]!
     if (parts.every((p) => this.#sent.has(p))) await this.#checkParts(part.fileIndex, parts)
   }

@@ -54,7 +54,7 @@ export async function uploadFiles(options: UploadOptions): Promise<UploadResult>
       signal.throwIfAborted()
       const stored = await putPart(part, context)
       retries += stored.retries
-      await integrity.stored(part, stored.digests)
+      await integrity.stored(part, stored.sha256)
     }),
   )
   try {
