@@ -22,6 +22,7 @@ import {
   type ServingPlan,
 } from './web-engine.ts'
 import { inputAssignment, inputName } from '../../common/input-naming.ts'
+import { usage } from '../../inputs/common.ts'
 
 type SiteSource = Pick<Site, 'files' | 'includeHidden' | 'webEngine' | 'headers'> &
   Partial<Pick<Site, 'failOnWarning' | 'requireIndex'>> & { path: string }
@@ -53,14 +54,11 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
     root: site.path,
     patterns: site.files,
     includeHidden: site.includeHidden,
-    sizeLimit: {
-      bytes: SITE_BYTES_LIMIT,
-      message: (total) =>
-        `${inputName(Input.Path)}: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
-    },
   })
-  if (options.siteRecord) checkRecordPathFree(files)
   const totalBytes = files.reduce((sum, f) => sum + f.size, 0)
+  if (totalBytes >= SITE_BYTES_LIMIT)
+    throw usage`{path}: the site holds ${formatBytes(totalBytes)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`
+  if (options.siteRecord) checkRecordPathFree(files)
   logger.info(`${plural(files.length, 'file')}, ${formatBytes(totalBytes)}`)
   const leftOut = hiddenLeftOut(hidden)
   if (leftOut) logger.info(leftOut)
@@ -70,7 +68,10 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   const serving = await planServing(files, site.webEngine, site.headers)
   applyContentTypes(files, serving)
   logServingPlan(serving, logger)
-  if (site.failOnWarning && serving.warnings.length) throw warningsRefusal(serving.warnings)
+  if (site.failOnWarning && serving.warnings.length) {
+    const count = serving.warnings.length === 1 ? 'a warning' : `${serving.warnings.length} warnings`
+    throw usage`{fail-on-warning}: the site drew ${count}, so nothing was created: ${serving.warnings.join(' ')}`
+  }
   if (serving.routes.length && !options.publish) {
     logger.info(
       `No version is published (${inputName(Input.Publish)} is off, or no namespace): the routes above are not set; the content types are`,
@@ -82,13 +83,6 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
     logger.info(`Digest ${manifest.digest}`)
   }
   return { files, serving, totalBytes, manifest, hidden }
-}
-
-function warningsRefusal(warnings: readonly string[]): UsageError {
-  const count = warnings.length === 1 ? 'a warning' : `${warnings.length} warnings`
-  return new UsageError(
-    `${inputName(Input.FailOnWarning)}: the site drew ${count}, so nothing was created: ${warnings.join(' ')}`,
-  )
 }
 
 /** With the folder to give instead: a Unity build's parent for its `Build/`, or the folder of the page. */

@@ -5,9 +5,7 @@
 // time proportional to the name's length times the pattern's.
 
 import path from 'node:path'
-import { UsageError } from '../../api/errors.ts'
-import { inputName } from '../../common/input-naming.ts'
-import { Input } from '../../inputs/constants.ts'
+import { usage } from '../../inputs/common.ts'
 
 const NOCASE = process.platform === 'win32'
 const GLOBSTAR = Symbol('**')
@@ -32,16 +30,10 @@ export const sitePattern = (pattern: string) => pattern.replaceAll('\\', '/')
 export function checkPatterns(patterns: readonly string[]): void {
   for (const raw of patterns) {
     const pattern = raw.startsWith('!') ? raw.slice(1) : raw
-    if (path.isAbsolute(pattern) || /^[a-zA-Z]:/.test(pattern)) {
-      throw new UsageError(
-        `${inputName(Input.Files)}: '${raw}' is absolute; patterns are relative to ${inputName(Input.Path)}`,
-      )
-    }
-    if (pattern.split(/[\\/]/).includes('..')) {
-      throw new UsageError(
-        `${inputName(Input.Files)}: '${raw}' reaches outside ${inputName(Input.Path)}; patterns may not contain '..'`,
-      )
-    }
+    if (path.isAbsolute(pattern) || /^[a-zA-Z]:/.test(pattern))
+      throw usage`{files}: '${raw}' is absolute; patterns are relative to {path}`
+    if (pattern.split(/[\\/]/).includes('..'))
+      throw usage`{files}: '${raw}' reaches outside {path}; patterns may not contain '..'`
   }
 }
 
@@ -72,13 +64,9 @@ function compileRule(raw: string): Rule {
   if (NOCASE) pattern = pattern.toLowerCase()
   const normal = path.posix.normalize(pattern)
   const body = normal.replace(/\/+$/, '')
-  const directoryOnly = normal.endsWith('/') && body !== '.'
   const segments: Segment[] = body === '.' || body === '' ? [GLOBSTAR] : body.split('/').map(compileSegment)
-  return {
-    exclude,
-    segments: segments.filter((s, i) => s !== GLOBSTAR || segments[i - 1] !== GLOBSTAR),
-    directoryOnly,
-  }
+  const collapsed = segments.filter((s, i) => s !== GLOBSTAR || segments[i - 1] !== GLOBSTAR)
+  return { exclude, segments: collapsed, directoryOnly: normal.endsWith('/') && body !== '.' }
 }
 
 function compileSegment(segment: string): Segment {

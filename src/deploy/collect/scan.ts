@@ -7,7 +7,7 @@ import path from 'node:path'
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import { OBJECT_KEY_MAX_BYTES, SITE_PATH_MAX_BYTES } from '../../api/rules.ts'
 import type { Logger } from '../../common/logger.ts'
-import { UsageError } from '../../api/errors.ts'
+import type { UsageError } from '../../api/errors.ts'
 import { inputAssignment } from '../../common/input-naming.ts'
 import { usage } from '../../inputs/common.ts'
 import { Input } from '../../inputs/constants.ts'
@@ -22,7 +22,6 @@ export interface ScanOptions {
   patterns: string[]
   includeHidden: boolean
   logger: Pick<Logger, 'warning' | 'debug'>
-  sizeLimit?: { bytes: number; message: (total: number) => string }
   open?: OpenFile
   signal?: AbortSignal
 }
@@ -46,9 +45,6 @@ export async function scanSite(options: ScanOptions): Promise<{ files: ArtifactF
     else if (described.kind !== 'skipped') refused[described.kind].push(described.entry)
   }
   refuse(refused, files, options)
-  const total = files.reduce((sum, f) => sum + f.size, 0)
-  if (options.sizeLimit && total >= options.sizeLimit.bytes)
-    throw new UsageError(options.sizeLimit.message(total))
   return { files, hidden }
 }
 

@@ -8,7 +8,7 @@ import type { Logger } from '../../common/logger.ts'
 import type { RetryPolicy } from '../../common/retry.ts'
 import type { Timeouts } from '../../common/timeouts.ts'
 import type { OpenFile } from '../collect/read.ts'
-import { Integrity } from './integrity.ts'
+import { proveIntegrity } from './integrity.ts'
 import { planParts, type UploadFile } from './parts.ts'
 import { noProgress, type Progress } from './progress.ts'
 import { putPart, type PutContext } from './put.ts'
@@ -43,7 +43,7 @@ export async function uploadFiles(options: UploadOptions): Promise<UploadResult>
   options.signal?.throwIfAborted()
   const started = options.retry.now()
   const { parts, byFile } = planParts(options.files, options.requests)
-  const integrity = new Integrity({ ...options, byFile })
+  const integrity = proveIntegrity({ ...options, byFile })
   const halt = new AbortController()
   const signal = options.signal ? AbortSignal.any([options.signal, halt.signal]) : halt.signal
   const context: PutContext = { ...options, progress: options.progress ?? noProgress, signal }
