@@ -94,20 +94,16 @@ function openScanned(file: ArtifactFile, openWith?: OpenFile): number {
   try {
     return openUnfollowed(file.absolutePath, openWith)
   } catch (error) {
-    throw notReopened(file, error)
+    if (isOutOfDescriptors(error)) throw error
+    const code = (error as { code?: unknown }).code
+    const what =
+      code === 'ELOOP'
+        ? 'was replaced by a link after it was scanned; the link is not followed'
+        : code === 'ENOENT' || code === 'ENOTDIR'
+          ? 'was removed after it was scanned'
+          : 'can no longer be opened'
+    throw new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error })
   }
-}
-
-function notReopened(file: ArtifactFile, error: unknown): Error {
-  if (isOutOfDescriptors(error)) return error as Error
-  const code = (error as { code?: unknown }).code
-  const what =
-    code === 'ELOOP'
-      ? 'was replaced by a link after it was scanned; the link is not followed'
-      : code === 'ENOENT' || code === 'ENOTDIR'
-        ? 'was removed after it was scanned'
-        : 'can no longer be opened'
-  return new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error })
 }
 
 export function changed(file: Pick<ArtifactFile, 'path'>, why: string): Error {

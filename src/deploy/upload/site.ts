@@ -23,7 +23,6 @@ interface SiteUploadOptions extends Pick<
   files: ArtifactFile[]
   /** When hashed already (the upload proves it sent those bytes). */
   manifest: Manifest | undefined
-  descriptorsFree?: () => number | undefined
   progressIntervalMs?: number
   onSiteCreated: (site: { siteId: string; uploadId: string }) => void
   /** Before the upload is completed. */
@@ -33,10 +32,7 @@ interface SiteUploadOptions extends Pick<
 }
 
 interface UploadedSite {
-  siteId: string
-  uploadId: string
   upload: UploadResult
-  manifest: Manifest
   record: RecordFile | undefined
 }
 
@@ -97,7 +93,7 @@ export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSi
   options.signal?.throwIfAborted()
   await client.completeUpload(site.upload_id)
   logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${descriptors.length} files`)
-  return { siteId: site.site_id, uploadId: site.upload_id, upload, manifest, record }
+  return { upload, record }
 }
 
 function hashedBefore(files: readonly ArtifactFile[], manifest: Manifest): string[] {
@@ -113,7 +109,7 @@ const DESCRIPTORS_SPARED = 16
 /** Read before the site exists: a low open-files limit is lived within, not met as EMFILE midway. */
 function concurrencyWithin(options: SiteUploadOptions): number {
   const wanted = options.concurrency
-  const free = (options.descriptorsFree ?? descriptorsFree)()
+  const free = descriptorsFree()
   if (free === undefined) return wanted
   const within = Math.max(1, Math.min(wanted, Math.floor((free - DESCRIPTORS_SPARED) / DESCRIPTORS_PER_PUT)))
   if (within < wanted)

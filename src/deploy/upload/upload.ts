@@ -1,33 +1,22 @@
 // Files to their presigned requests, `concurrency` PUTs at a time (p-limit). The first part that
 // fails for good stops the others: no new PUT starts, those in flight are aborted, and the upload is
 // never completed.
-import type { Dispatcher } from 'undici'
 import pLimit from 'p-limit'
 import type { PresignedRequest } from '../../api/types.ts'
-import type { Logger } from '../../common/logger.ts'
-import type { RetryPolicy } from '../../common/retry.ts'
-import type { Timeouts } from '../../common/timeouts.ts'
-import type { OpenFile } from '../collect/read.ts'
 import { proveIntegrity } from './integrity.ts'
 import { planParts, type UploadFile } from './parts.ts'
 import { noProgress, type Progress } from './progress.ts'
 import { putPart, type PutContext } from './put.ts'
 
-export interface UploadOptions {
+export interface UploadOptions extends Omit<PutContext, 'progress' | 'signal'> {
   files: readonly UploadFile[]
   requests: readonly PresignedRequest[]
   /** The SHA-256 a file had when hashed before the upload, by index: the bytes sent must have it. */
   expected?: readonly (string | undefined)[]
-  dispatcher: Dispatcher
   concurrency: number
-  retry: RetryPolicy
-  timeouts: Timeouts
-  logger: Logger
   /** Default: none said. */
   progress?: Progress
   signal?: AbortSignal
-  open?: OpenFile
-  deadline?: PutContext['deadline']
 }
 
 export interface UploadResult {
