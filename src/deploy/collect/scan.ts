@@ -1,7 +1,6 @@
 // The scan of a site's folder: each file the walk found opened and recorded with the file it is, and
 // every refusal said before anything is created.
 
-import type { Stats } from 'node:fs'
 import { lstat, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
@@ -14,16 +13,11 @@ import { Input } from '../../inputs/constants.ts'
 import { contentTypeOf, type ArtifactFile } from './files.ts'
 import { checkPatterns } from './glob.ts'
 import { kindOf, openFailure, statOpened, type OpenFile } from './read.ts'
-import { listSome, relativeSitePath, walkSite } from './walk.ts'
+import { listSome, relativeSitePath, walkSite, type WalkOptions } from './walk.ts'
 
-export interface ScanOptions {
-  root: string
-  /** Relative to root, `!` to exclude. */
-  patterns: string[]
-  includeHidden: boolean
+export interface ScanOptions extends WalkOptions {
   logger: Pick<Logger, 'warning' | 'debug'>
   open?: OpenFile
-  signal?: AbortSignal
 }
 
 /** Files scanned between two turns of the event loop, for a cancel to be heard. */
@@ -34,15 +28,14 @@ export async function scanSite(options: ScanOptions): Promise<{ files: ArtifactF
   const root = path.resolve(options.root)
   const realRoot = await checkRoot(root, options)
   const { found, others, hidden } = await walkSite({ ...options, root })
-  const scan: Scan = { root, realRoot, others, options }
-  const files: ArtifactFile[] = []
   const refused: Record<Refusal, string[]> = { 'too-long': [], 'not-regular': [], unopenable: [] }
+  const scan: Scan = { root, realRoot, others, options, refused }
+  const files: ArtifactFile[] = []
   for (const [i, absolutePath] of found.entries()) {
     if (i % SCANS_A_TURN === SCANS_A_TURN - 1) await yieldToEventLoop()
     options.signal?.throwIfAborted()
-    const described = await describeFile(absolutePath, scan)
-    if (!('kind' in described)) files.push(described)
-    else if (described.kind !== 'skipped') refused[described.kind].push(described.entry)
+    const file = await describeFile(absolutePath, scan)
+    if (file) files.push(file)
   }
   refuse(refused, files, options)
   return { files, hidden }
@@ -79,28 +72,26 @@ interface Scan {
   /** The found paths the listing did not say are regular files: each is lstat'ed first. */
   others: ReadonlySet<string>
   options: ScanOptions
+  /** Each refusal's entries, `path (why)`: all are said before anything is created. */
+  refused: Record<Refusal, string[]>
 }
 
 /** Only regular files are collected (a FIFO would hang the read); one that cannot be opened is refused now. */
-type Described = ArtifactFile | Refused
 type Refusal = 'too-long' | 'not-regular' | 'unopenable'
-type Refused = { kind: 'skipped' } | { kind: Refusal; entry: string }
 
-const SKIPPED: Refused = { kind: 'skipped' }
-const notRegular = (relative: string, stats: Stats): Refused => ({
-  kind: 'not-regular',
-  entry: `${relative} (${kindOf(stats)})`,
-})
+function refused(scan: Scan, kind: Refusal, relative: string, why: string): undefined {
+  scan.refused[kind].push(`${relative} (${why})`)
+}
 
-async function describeFile(absolutePath: string, scan: Scan): Promise<Described> {
+async function describeFile(absolutePath: string, scan: Scan): Promise<ArtifactFile | undefined> {
   const relative = relativeSitePath(scan.root, absolutePath)
   const bytes = Buffer.byteLength(relative)
-  if (bytes > SITE_PATH_MAX_BYTES) return { kind: 'too-long', entry: `${relative} (${bytes} bytes)` }
+  if (bytes > SITE_PATH_MAX_BYTES) return refused(scan, 'too-long', relative, `${bytes} bytes`)
   try {
     const readPath = await whereToRead(absolutePath, relative, scan)
-    if (typeof readPath !== 'string') return readPath
+    if (readPath === undefined) return undefined
     const opened = statOpened(readPath, scan.options.open)
-    if (!opened.isFile()) return notRegular(relative, opened)
+    if (!opened.isFile()) return refused(scan, 'not-regular', relative, kindOf(opened))
     const contentType = contentTypeOf(relative)
     const { size, mtimeMs, dev, ino } = opened
     return {
@@ -113,33 +104,29 @@ async function describeFile(absolutePath: string, scan: Scan): Promise<Described
       ...(contentType ? { contentType } : {}),
     }
   } catch (error) {
-    return { kind: 'unopenable', entry: `${relative} (${openFailure(error)})` }
+    return refused(scan, 'unopenable', relative, openFailure(error))
   }
 }
 
 /** The file itself, or the file a link inside path leads to; a device is never opened. */
-async function whereToRead(absolutePath: string, relative: string, scan: Scan): Promise<string | Refused> {
+async function whereToRead(absolutePath: string, relative: string, scan: Scan): Promise<string | undefined> {
   if (!scan.others.has(absolutePath)) return absolutePath
   const stats = await lstat(absolutePath)
   if (stats.isSymbolicLink()) return linkTarget(absolutePath, relative, scan)
-  return stats.isFile() ? absolutePath : notRegular(relative, stats)
+  return stats.isFile() ? absolutePath : refused(scan, 'not-regular', relative, kindOf(stats))
 }
 
-async function linkTarget(
-  link: string,
-  relative: string,
-  { realRoot, options }: Scan,
-): Promise<string | Refused> {
+async function linkTarget(link: string, relative: string, scan: Scan): Promise<string | undefined> {
+  const { realRoot, options } = scan
   const real = await realpath(link).catch(() => undefined)
-  const skip = (why: string) => {
+  const skip = (why: string): undefined => {
     options.logger.warning(`Skipping ${relative}: it is a link ${why}`)
-    return SKIPPED
   }
   if (real === undefined) return skip('to nothing')
   if (real !== realRoot && !real.startsWith(realRoot + path.sep)) return skip('that leads outside path')
   const target = await stat(real)
   if (target.isDirectory()) return skip('to a folder inside path, whose files are collected where they are')
-  return target.isFile() ? real : notRegular(relative, target)
+  return target.isFile() ? real : refused(scan, 'not-regular', relative, kindOf(target))
 }
 
 /** The first refusal found in this order is said. */
@@ -152,7 +139,7 @@ const REFUSALS: Record<Refusal, (count: number, them: string, list: string) => U
     usage`{path}: every file of the site is opened before anything is created, and ${count === 1 ? 'this one' : `these ${count}`} could not be: ${list}. Make ${them} readable, or leave ${them} out with ${inputAssignment(Input.Files, "'!<path>'")}`,
 }
 
-function refuse(refused: Record<Refusal, string[]>, files: readonly ArtifactFile[], options: ScanOptions) {
+function refuse(refused: Scan['refused'], files: readonly ArtifactFile[], options: ScanOptions) {
   for (const [kind, refusal] of Object.entries(REFUSALS)) {
     const list = refused[kind as Refusal].sort()
     if (list.length) throw refusal(list.length, list.length === 1 ? 'it' : 'them', listSome(list, 10))

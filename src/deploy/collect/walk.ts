@@ -12,8 +12,9 @@ import { UsageError } from '../../api/errors.ts'
 import { Input } from '../../inputs/constants.ts'
 import { fileSelector } from './glob.ts'
 
-interface Walk {
+export interface WalkOptions {
   root: string
+  /** Relative to root, `!` to exclude. */
   patterns: readonly string[]
   includeHidden: boolean
   signal?: AbortSignal
@@ -34,7 +35,7 @@ const ENTRIES_A_TURN = 1024
 /** What bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
 const REPLACEMENT = '\uFFFD'
 
-export async function walkSite({ root, patterns, includeHidden, signal }: Walk): Promise<Walked> {
+export async function walkSite({ root, patterns, includeHidden, signal }: WalkOptions): Promise<Walked> {
   const selected = fileSelector(patterns)
   const walked: Walked = { found: [], others: new Set(), hidden: [] }
   let handled = 0
