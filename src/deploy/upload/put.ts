@@ -125,8 +125,6 @@ async function putOnce(part: Part, context: PutContext): Promise<SentDigests> {
   // The origin and the rest as they came, byte for byte as signed (a URL object may re-encode them).
   const slash = url.indexOf('/', url.indexOf('//') + 2)
   try {
-    // Halted while the file was read: no PUT starts (the listener added now never hears it).
-    context.signal.throwIfAborted()
     const answer = await context.dispatcher
       .request({
         origin: slash < 0 ? url : url.slice(0, slash),

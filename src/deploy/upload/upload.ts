@@ -40,7 +40,6 @@ export async function uploadFiles(options: UploadOptions): Promise<UploadResult>
   let retries = 0
   const tasks = parts.map((part) =>
     limit(async () => {
-      signal.throwIfAborted()
       const stored = await putPart(part, context)
       retries += stored.retries
       await integrity.stored(part, stored.sha256)
