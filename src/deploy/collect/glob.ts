@@ -123,9 +123,8 @@ function parseClass(
       tests.push((c) => re.test(c))
       i += posix[0].length
     } else if (segment[i + 1] === '-' && segment[i + 2] !== undefined && segment[i + 2] !== ']') {
-      const low = char
       const high = segment[i + 2]!
-      tests.push((c) => c >= low && c <= high)
+      tests.push((c) => c >= char && c <= high)
       i += 3
     } else {
       tests.push((c) => c === char)
@@ -143,9 +142,8 @@ function matchesRule(rule: Rule, parts: readonly string[]): boolean {
   const { segments } = rule
   const end = segments.length
   let states = closure(segments, [0])
-  for (let k = 0; k < parts.length; k++) {
+  for (const [k, part] of parts.entries()) {
     if (k > 0 && states.includes(end)) return true
-    const part = parts[k]!
     const next: number[] = []
     for (const i of states) {
       if (i === end) continue
