@@ -89,7 +89,7 @@ export async function putPart(part: Part, context: PutContext): Promise<{ sha256
       retries = attempt
       return putOnce(part, context)
     },
-    (error, now) => classify(error, now, context.signal),
+    classify,
     { ...context.retry, signal: context.signal },
     context.logger,
   )
@@ -98,8 +98,8 @@ export async function putPart(part: Part, context: PutContext): Promise<{ sha256
 }
 
 /** Only the store's and the wire's failures are retried; a file that changed is not. */
-function classify(error: unknown, now: number, signal: AbortSignal): RetryVerdict {
-  if (signal.aborted || !(error instanceof PartUploadError) || !error.retryable) return false
+function classify(error: unknown, now: number): RetryVerdict {
+  if (!(error instanceof PartUploadError) || !error.retryable) return false
   const afterMs = requestedDelay(error, now)
   return afterMs === undefined ? true : { afterMs }
 }
@@ -137,7 +137,6 @@ async function putOnce(part: Part, context: PutContext): Promise<SentDigests> {
         bodyTimeout: context.timeouts.stallMs,
       })
       .catch((error: unknown) => {
-        if (context.signal.aborted) throw error
         // The file, not the wire: it changed, or was replaced, while it was read.
         if (body.readError) throw body.readError as Error
         const what = expired ? late : networkReason(error, context.timeouts.stallMs)
@@ -184,16 +183,15 @@ function partBody(part: Part, { open, progress }: PutContext): Body {
     progress.addBytes(bytes.length)
     return { body: bytes, digests: () => digestsOf(bytes), failed: () => progress.addBytes(-bytes.length) }
   }
-  const scanned: ArtifactFile = file
   const md5 = createHash('md5')
   const sha256 = createHash('sha256')
   let counted = 0
   const body: Body = {
-    body: Readable.from(chunks()),
+    body: Readable.from(chunks(file)),
     digests: () => ({ md5: md5.digest('hex'), sha256: sha256.digest('hex') }),
     failed: () => progress.addBytes(-counted),
   }
-  async function* chunks() {
+  async function* chunks(scanned: ArtifactFile) {
     try {
       for await (const chunk of streamScanned(scanned, offset, length, open)) {
         md5.update(chunk)
