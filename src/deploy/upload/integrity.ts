@@ -10,7 +10,7 @@ export interface IntegrityOptions {
   files: readonly UploadFile[]
   /** Each file's parts, by offset. */
   byFile: readonly Part[][]
-  /** By file index; undefined: not hashed first. */
+  /** The SHA-256 a file had when hashed before the upload, by index: the bytes sent must have it. */
   expected?: readonly (string | undefined)[]
   open?: OpenFile
 }

@@ -13,10 +13,7 @@ import {
 import { createProgress } from './progress.ts'
 import { uploadFiles, type UploadOptions, type UploadResult } from './upload.ts'
 
-interface SiteUploadOptions extends Pick<
-  UploadOptions,
-  'dispatcher' | 'retry' | 'logger' | 'concurrency' | 'timeouts' | 'signal' | 'open' | 'deadline'
-> {
+interface SiteUploadOptions extends Omit<UploadOptions, 'files' | 'requests' | 'expected' | 'progress'> {
   client: ServiceClient
   gameId: string
   siteName: string

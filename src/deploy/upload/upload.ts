@@ -3,16 +3,14 @@
 // never completed.
 import pLimit from 'p-limit'
 import type { PresignedRequest } from '../../api/types.ts'
-import { proveIntegrity } from './integrity.ts'
-import { planParts, type UploadFile } from './parts.ts'
+import { proveIntegrity, type IntegrityOptions } from './integrity.ts'
+import { planParts } from './parts.ts'
 import { noProgress, type Progress } from './progress.ts'
 import { putPart, type PutContext } from './put.ts'
 
-export interface UploadOptions extends Omit<PutContext, 'progress' | 'signal'> {
-  files: readonly UploadFile[]
+export interface UploadOptions
+  extends Omit<PutContext, 'progress' | 'signal'>, Omit<IntegrityOptions, 'byFile'> {
   requests: readonly PresignedRequest[]
-  /** The SHA-256 a file had when hashed before the upload, by index: the bytes sent must have it. */
-  expected?: readonly (string | undefined)[]
   concurrency: number
   /** Default: none said. */
   progress?: Progress
