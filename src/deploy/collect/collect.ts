@@ -9,8 +9,7 @@ import { Input } from '../../inputs/constants.ts'
 import type { Site } from '../../inputs/deploy.ts'
 import { buildManifest, type ArtifactFile, type Manifest } from './files.ts'
 import { hashArtifacts } from './hash.ts'
-import type { OpenFile } from './read.ts'
-import { scanSite } from './scan.ts'
+import { scanSite, type ScanOptions } from './scan.ts'
 import nodePath from 'node:path'
 import { hiddenLeftOut } from './walk.ts'
 import { checkRecordPathFree } from './record.ts'
@@ -27,10 +26,8 @@ import { usage } from '../../inputs/common.ts'
 type SiteSource = Pick<Site, 'files' | 'includeHidden' | 'webEngine' | 'headers'> &
   Partial<Pick<Site, 'failOnWarning' | 'requireIndex'>> & { path: string }
 
-export interface CollectOptions {
+export interface CollectOptions extends Pick<ScanOptions, 'open' | 'signal'> {
   logger: Logger
-  open?: OpenFile
-  signal?: AbortSignal
   /** A dry run, or a build to compare with the last one; else files are hashed as they upload. */
   digestFirst: boolean
   /** Else only the content types apply. */
