@@ -74,11 +74,9 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
       `No version is published (${inputName(Input.Publish)} is off, or no namespace): the routes above are not set; the content types are`,
     )
   }
-  let manifest: Manifest | undefined
-  if (options.digestFirst) {
-    manifest = buildManifest(files, await hashArtifacts(files, options.open))
-    logger.info(`Digest ${manifest.digest}`)
-  }
+  const hashed = options.digestFirst ? await hashArtifacts(files, options.open) : undefined
+  const manifest = hashed && buildManifest(files, hashed)
+  if (manifest) logger.info(`Digest ${manifest.digest}`)
   return { files, serving, totalBytes, manifest, hidden }
 }
 

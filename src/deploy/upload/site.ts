@@ -107,7 +107,6 @@ const DESCRIPTORS_SPARED = 16
 function concurrencyWithin(options: SiteUploadOptions): number {
   const wanted = options.concurrency
   const free = descriptorsFree()
-  if (free === undefined) return wanted
   const within = Math.max(1, Math.min(wanted, Math.floor((free - DESCRIPTORS_SPARED) / DESCRIPTORS_PER_PUT)))
   if (within < wanted)
     options.logger.info(
@@ -118,12 +117,11 @@ function concurrencyWithin(options: SiteUploadOptions): number {
 }
 
 /** `ulimit -n` less the descriptors held; Node has no getrlimit, so only Linux's /proc tells. */
-function descriptorsFree(): number | undefined {
+function descriptorsFree(): number {
   try {
     const limit = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1]
-    if (limit === undefined) return undefined
-    return Number(limit) - readdirSync('/proc/self/fd').length
+    return limit === undefined ? Infinity : Number(limit) - readdirSync('/proc/self/fd').length
   } catch {
-    return undefined
+    return Infinity
   }
 }
