@@ -8,12 +8,12 @@ import { OBJECT_KEY_MAX_BYTES, SITE_PATH_MAX_BYTES } from '../../api/rules.ts'
 import type { Logger } from '../../common/logger.ts'
 import type { UsageError } from '../../api/errors.ts'
 import { inputAssignment } from '../../common/input-naming.ts'
-import { usage } from '../../inputs/common.ts'
+import { namedInputs, usage } from '../../inputs/common.ts'
 import { Input } from '../../inputs/constants.ts'
 import { contentTypeOf, type ArtifactFile } from './files.ts'
 import { checkPatterns } from './glob.ts'
 import { kindOf, openFailure, statOpened, type OpenFile } from './read.ts'
-import { listSome, relativeSitePath, walkSite, type WalkOptions } from './walk.ts'
+import { listSome, relativeSitePath, walkSite, type Walked, type WalkOptions } from './walk.ts'
 
 export interface ScanOptions extends WalkOptions {
   logger: Pick<Logger, 'warning' | 'debug'>
@@ -66,11 +66,9 @@ async function checkRoot(root: string, { root: given, includeHidden, patterns, l
   return realRoot
 }
 
-interface Scan {
+interface Scan extends Pick<Walked, 'others'> {
   root: string
   realRoot: string
-  /** The found paths the listing did not say are regular files: each is lstat'ed first. */
-  others: ReadonlySet<string>
   options: ScanOptions
   /** Each refusal's entries, `path (why)`: all are said before anything is created. */
   refused: Record<Refusal, string[]>
@@ -148,7 +146,7 @@ function refuse(refused: Scan['refused'], files: readonly ArtifactFile[], option
     const patterns = options.patterns.map((p) => `'${p}'`).join(', ')
     const hidden = options.includeHidden
       ? ''
-      : usage` (hidden files are skipped unless {include-hidden} is true)`.message
+      : namedInputs(' (hidden files are skipped unless {include-hidden} is true)')
     throw usage`{files}: no file under '${options.root}' matches ${patterns}${hidden}`
   }
 }

@@ -20,7 +20,7 @@ export interface WalkOptions {
   signal?: AbortSignal
 }
 
-interface Walked {
+export interface Walked {
   /** Absolute paths, in the order listed. */
   found: string[]
   /** Those the listing did not say are regular files (links, devices, FIFOs...): lstat them. */
