@@ -69,11 +69,10 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
     const count = serving.warnings.length === 1 ? 'a warning' : `${serving.warnings.length} warnings`
     throw usage`{fail-on-warning}: the site drew ${count}, so nothing was created: ${serving.warnings.join(' ')}`
   }
-  if (serving.routes.length && !options.publish) {
+  if (serving.routes.length && !options.publish)
     logger.info(
       `No version is published (${inputName(Input.Publish)} is off, or no namespace): the routes above are not set; the content types are`,
     )
-  }
   const hashed = options.digestFirst ? await hashArtifacts(files, options.open) : undefined
   const manifest = hashed && buildManifest(files, hashed)
   if (manifest) logger.info(`Digest ${manifest.digest}`)

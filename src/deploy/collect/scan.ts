@@ -13,7 +13,8 @@ import { Input } from '../../inputs/constants.ts'
 import { contentTypeOf, type ArtifactFile } from './files.ts'
 import { checkPatterns } from './glob.ts'
 import { kindOf, openFailure, statOpened, type OpenFile } from './read.ts'
-import { listSome, relativeSitePath, walkSite, type Walked, type WalkOptions } from './walk.ts'
+import { relativeSitePath, walkSite, type Walked, type WalkOptions } from './walk.ts'
+import { listSome } from '../../common/format.ts'
 
 export interface ScanOptions extends WalkOptions {
   logger: Pick<Logger, 'warning' | 'debug'>
@@ -56,9 +57,8 @@ async function checkRoot(root: string, { root: given, includeHidden, patterns, l
     throw usage`{path}: '${given}' is the root of the file system; give the folder of the built site (say 'dist')`
   const gitEntry = await lstat(path.join(root, '.git')).catch(() => undefined)
   if (!gitEntry) return realRoot
-  if (includeHidden) {
+  if (includeHidden)
     throw usage`{path}: '${given}' is the root of a git repository, and {include-hidden} would upload its .git (the whole history): give the folder of the built site (say dist), or set ${inputAssignment(Input.IncludeHidden, 'false')}`
-  }
   logger.warning(
     usage`{path}: '${given}' is the root of a git repository (it holds .git): every file of the repository is deployed, .git and other hidden files left out. Give the folder of the built site (say dist) if that is not meant.`
       .message,

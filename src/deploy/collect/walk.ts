@@ -2,7 +2,7 @@
 // run between batches so a cancel is heard whatever the tree.
 
 import { inputAssignment, inputName } from '../../common/input-naming.ts'
-import { plural } from '../../common/format.ts'
+import { listSome, plural } from '../../common/format.ts'
 import type { Dirent } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
@@ -85,11 +85,6 @@ export function relativeSitePath(
     ? absolutePath.slice(root.length + 1)
     : pathApi.relative(root, absolutePath)
   return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/')
-}
-
-/** The first `shown` of `list`, and how many more. */
-export function listSome(list: readonly string[], shown: number): string {
-  return `${list.slice(0, shown).join(', ')}${list.length > shown ? `, and ${list.length - shown} more` : ''}`
 }
 
 /** The service knows files by UTF-8 paths; a name with a real U+FFFD passes. */
