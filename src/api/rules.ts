@@ -28,10 +28,6 @@ export const SITE_PATH_MAX_BYTES = OBJECT_KEY_MAX_BYTES - UPLOAD_KEY_PREFIX_BYTE
 export const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/
 const DOMAIN = /^[0-9a-z.-]+$/
 
-export function isNonNegativeI32(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= I32_MAX
-}
-
 export function isI32(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= -I32_MAX - 1 && value <= I32_MAX
 }
