@@ -3,7 +3,7 @@
 // input, so a step fails with one message saying which input to fix.
 
 import { UsageError } from '../api/errors.ts'
-import { I32_MAX, NAME_ID_MAX, isValidDomain, nameIdProblems } from '../api/rules.ts'
+import { I32_MAX, NAME_ID_MAX, UUID, isValidDomain, nameIdProblems } from '../api/rules.ts'
 import { Input } from './constants.ts'
 import { MAX_VERIFY_TIMEOUT_SECONDS } from '../common/timeouts.ts'
 import { inputRow } from './table.ts'
@@ -79,8 +79,6 @@ function checkToken(token: string): string {
   }
   return token
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** The service answers an id that is no UUID with a puzzling 404 "route not found". */
 export function checkUuid(input: string, id: string): string {
