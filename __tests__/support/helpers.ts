@@ -4,9 +4,9 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { after } from 'node:test'
-import { buildManifest, type Manifest } from '../../src/deploy/collect/files.ts'
+import { buildManifest, type ArtifactFile, type Manifest } from '../../src/deploy/collect/files.ts'
 import { hashArtifacts } from '../../src/deploy/collect/hash.ts'
-import { scanArtifacts, type CollectOptions } from '../../src/deploy/collect/scan.ts'
+import { scanSite, type ScanOptions } from '../../src/deploy/collect/scan.ts'
 
 const created: string[] = []
 // Registered when a test file imports this module, so at the file's root: it runs after every test.
@@ -68,8 +68,13 @@ export async function deadPort(): Promise<number> {
   return port
 }
 
+/** The files the scan finds, without what it left out. */
+export async function scanArtifacts(options: ScanOptions): Promise<ArtifactFile[]> {
+  return (await scanSite(options)).files
+}
+
 /** Finds the files of the site, hashes each one, and builds the manifest: the deploy's collect and hash, at once. */
-export async function collectArtifacts(options: CollectOptions): Promise<Manifest> {
+export async function collectArtifacts(options: ScanOptions): Promise<Manifest> {
   const files = await scanArtifacts(options)
   return buildManifest(files, await hashArtifacts(files, options.open))
 }

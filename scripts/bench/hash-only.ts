@@ -4,12 +4,12 @@
 import { parseArgs } from 'node:util'
 import { buildManifest } from '../../src/deploy/collect/files.ts'
 import { hashArtifacts } from '../../src/deploy/collect/hash.ts'
-import { scanArtifacts } from '../../src/deploy/collect/scan.ts'
+import { scanSite } from '../../src/deploy/collect/scan.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 
 const { values } = parseArgs({ options: { path: { type: 'string' } } })
 const started = performance.now()
-const files = await scanArtifacts({
+const { files } = await scanSite({
   root: values.path!,
   patterns: ['**'],
   includeHidden: false,

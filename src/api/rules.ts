@@ -26,11 +26,9 @@ const UPLOAD_KEY_PREFIX_BYTES = '00000000-0000-0000-0000-000000000000/'.length
 export const SITE_PATH_MAX_BYTES = OBJECT_KEY_MAX_BYTES - UPLOAD_KEY_PREFIX_BYTES
 
 export const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/
+/** Every id of the service. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const DOMAIN = /^[0-9a-z.-]+$/
-
-export function isNonNegativeI32(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= I32_MAX
-}
 
 export function isI32(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= -I32_MAX - 1 && value <= I32_MAX

@@ -2,7 +2,7 @@
 // wrong field fails naming the field, not later as an empty output or a TypeError. Each check
 // returns what is wrong (`namespace_id is missing`), or undefined when the value fits.
 
-import { NAME_ID, hostNameProblem, isValidDomain } from './rules.ts'
+import { NAME_ID, UUID, hostNameProblem, isValidDomain } from './rules.ts'
 
 export type ShapeCheck = (value: unknown, at: string) => string | undefined
 
@@ -23,7 +23,6 @@ function fits(what: string, test: (value: unknown) => boolean): ShapeCheck {
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string'
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export const aString = fits('a string', isString)
 /** A UUID: an id of another form (a line break, a path, a workflow command) never reaches a log, output or URL. */

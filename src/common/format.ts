@@ -3,6 +3,11 @@ export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`
 }
 
+/** The first `shown` of `list`, and how many more: `a, b, and 3 more`. */
+export function listSome(list: readonly string[], shown: number): string {
+  return `${list.slice(0, shown).join(', ')}${list.length > shown ? `, and ${list.length - shown} more` : ''}`
+}
+
 /** The text with its first letter a capital: the start of a sentence. */
 export function capital(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1)

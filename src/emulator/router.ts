@@ -1,11 +1,10 @@
 // Matching a request's method and decoded path segments against route patterns.
+import { UUID } from '../api/rules.ts'
 
 export interface RouteMatch<R> {
   route: R
   params: Record<string, string>
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export function isUuid(value: string): boolean {
   return UUID.test(value)

@@ -3,7 +3,7 @@
 // input, so a step fails with one message saying which input to fix.
 
 import { UsageError } from '../api/errors.ts'
-import { I32_MAX, NAME_ID_MAX, isNonNegativeI32, isValidDomain, nameIdProblems } from '../api/rules.ts'
+import { I32_MAX, NAME_ID_MAX, UUID, isValidDomain, nameIdProblems } from '../api/rules.ts'
 import { Input } from './constants.ts'
 import { MAX_VERIFY_TIMEOUT_SECONDS } from '../common/timeouts.ts'
 import { inputRow } from './table.ts'
@@ -80,8 +80,6 @@ function checkToken(token: string): string {
   return token
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /** The service answers an id that is no UUID with a puzzling 404 "route not found". */
 export function checkUuid(input: string, id: string): string {
   if (UUID.test(id)) return id
@@ -151,14 +149,6 @@ export function readOptionalInteger(
   return value
 }
 
-/** The service's matchmaker config takes signed 32-bit numbers. */
-function readU32(input: string, raw: string): number {
-  const value = /^\d+$/.test(raw) ? Number(raw) : NaN
-  if (!isNonNegativeI32(value))
-    throw new UsageError(`${inputName(input)} '${raw}' must be a whole number from 0 to ${I32_MAX}`)
-  return value
-}
-
 export function readChoice<T extends string>(get: GetInput, input: string, choices: readonly T[]): T {
   const text = valueOf(get, input)
   if ((choices as readonly string[]).includes(text)) return text as T
@@ -177,9 +167,10 @@ export function readMatchmakerPair(
   const both = namedInputs('{lobby-count-max} and {max-players}')
   if (!lobbyCountMax || !maxPlayers) throw new UsageError(`${both} go together: give both or neither`)
   if (!hasNamespace) throw new UsageError(`${both} need ${needs}`)
+  // The service's matchmaker config takes signed 32-bit numbers.
   return {
-    lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
-    maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
+    lobbyCountMax: readOptionalInteger(Input.LobbyCountMax, lobbyCountMax, 0, I32_MAX)!,
+    maxPlayers: readOptionalInteger(Input.MaxPlayers, maxPlayers, 0, I32_MAX)!,
   }
 }
 

@@ -46,8 +46,6 @@ export type DeployInputs = ReturnType<typeof readInputs>
 /** The built site and how it is collected and served. */
 export type Site = ReturnType<typeof readSite>
 export type Transfer = ReturnType<typeof readTransfer>
-export type SmokeSettings = ReturnType<typeof readSmoke>
-
 type Matchmaker = { lobbyCountMax: number; maxPlayers: number }
 
 /** What a deploy to a namespace does there, however the namespace is named. */

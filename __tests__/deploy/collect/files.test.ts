@@ -16,9 +16,9 @@ import {
   writeManifest,
 } from '../../../src/deploy/collect/files.ts'
 import { hashArtifacts } from '../../../src/deploy/collect/hash.ts'
-import { scanArtifacts, scanSite } from '../../../src/deploy/collect/scan.ts'
+import { scanSite } from '../../../src/deploy/collect/scan.ts'
 import { memoryLogger } from '../../../src/common/logger.ts'
-import { collectArtifacts, tempDir, writeTree } from '../../support/helpers.ts'
+import { collectArtifacts, scanArtifacts, tempDir, writeTree } from '../../support/helpers.ts'
 import { needsFifo, needsSymlinks } from '../../support/platform.ts'
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')

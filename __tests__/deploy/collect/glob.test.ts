@@ -8,10 +8,9 @@ import { test } from 'node:test'
 import * as actionsGlob from '@actions/glob'
 import { checkPatterns, fileSelector } from '../../../src/deploy/collect/glob.ts'
 import { walkSite } from '../../../src/deploy/collect/walk.ts'
-import { scanArtifacts } from '../../../src/deploy/collect/scan.ts'
 import { memoryLogger } from '../../../src/common/logger.ts'
 import { CancelledError } from '../../../src/common/cancel.ts'
-import { tempDir, writeTree } from '../../support/helpers.ts'
+import { scanArtifacts, tempDir, writeTree } from '../../support/helpers.ts'
 import { needsSymlinks } from '../../support/platform.ts'
 
 const PATTERNS: string[][] = [

@@ -5,10 +5,9 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { test } from 'node:test'
 import { memoryLogger } from '../../../src/common/logger.ts'
-import { scanArtifacts } from '../../../src/deploy/collect/scan.ts'
 import { sitePattern } from '../../../src/deploy/collect/glob.ts'
 import { relativeSitePath } from '../../../src/deploy/collect/walk.ts'
-import { tempDir, writeTree } from '../../support/helpers.ts'
+import { scanArtifacts, tempDir, writeTree } from '../../support/helpers.ts'
 
 test('a site path is `/`-separated with Windows path rules', () => {
   const root = 'C:\\work\\game\\build'

@@ -7,8 +7,7 @@ import { test } from 'node:test'
 import { memoryLogger } from '../../../src/common/logger.ts'
 import type { ArtifactFile } from '../../../src/deploy/collect/files.ts'
 import { readScanned, streamScanned } from '../../../src/deploy/collect/read.ts'
-import { scanArtifacts } from '../../../src/deploy/collect/scan.ts'
-import { tempDir, writeTree } from '../../support/helpers.ts'
+import { scanArtifacts, tempDir, writeTree } from '../../support/helpers.ts'
 import { needsSymlinks } from '../../support/platform.ts'
 
 const scan = async (root: string) =>

@@ -13,11 +13,11 @@ import { UsageError } from '../../../src/api/errors.ts'
 import { memoryLogger } from '../../../src/common/logger.ts'
 import { openFile, type OpenFile } from '../../../src/deploy/collect/read.ts'
 import { hashArtifacts } from '../../../src/deploy/collect/hash.ts'
-import { scanArtifacts, type CollectOptions } from '../../../src/deploy/collect/scan.ts'
-import { tempDir, writeTree } from '../../support/helpers.ts'
+import type { ScanOptions } from '../../../src/deploy/collect/scan.ts'
+import { scanArtifacts, tempDir, writeTree } from '../../support/helpers.ts'
 import { needsModeBits, needsSymlinks } from '../../support/platform.ts'
 
-const files = (root: string, overrides: Partial<CollectOptions> = {}): CollectOptions => ({
+const files = (root: string, overrides: Partial<ScanOptions> = {}): ScanOptions => ({
   root,
   patterns: ['**'],
   includeHidden: false,
@@ -116,9 +116,9 @@ test(
       pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../src', p)).href
     await writeFile(
       script,
-      `import { scanArtifacts } from '${src('deploy/collect/scan.ts')}'\n` +
+      `import { scanSite } from '${src('deploy/collect/scan.ts')}'\n` +
         `import { memoryLogger } from '${src('common/logger.ts')}'\n` +
-        `await scanArtifacts({ root: ${JSON.stringify(root)}, patterns: ['**'], includeHidden: false, logger: memoryLogger() })\n` +
+        `await scanSite({ root: ${JSON.stringify(root)}, patterns: ['**'], includeHidden: false, logger: memoryLogger() })\n` +
         `  .then(() => console.log('scanned'), (e) => console.log(e.message))\n`,
     )
     const [command = process.execPath, ...args] = [...unprivileged()!, process.execPath, script]

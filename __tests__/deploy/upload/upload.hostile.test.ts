@@ -14,12 +14,11 @@ import { memoryLogger } from '../../../src/common/logger.ts'
 import { timeoutsFor } from '../../../src/common/timeouts.ts'
 import { openFile, type OpenFile } from '../../../src/deploy/collect/read.ts'
 import { type ArtifactFile } from '../../../src/deploy/collect/files.ts'
-import { scanArtifacts } from '../../../src/deploy/collect/scan.ts'
 import { planParts } from '../../../src/deploy/upload/parts.ts'
 import { PartUploadError } from '../../../src/deploy/upload/put.ts'
 import { uploadFiles, type UploadOptions } from '../../../src/deploy/upload/upload.ts'
 import { fakeStore, md5, onePutPerFile } from '../../support/fake-store.ts'
-import { tempDir, writeTree } from '../../support/helpers.ts'
+import { scanArtifacts, tempDir, writeTree } from '../../support/helpers.ts'
 import { needsSymlinks } from '../../support/platform.ts'
 
 const agent = createAgent()

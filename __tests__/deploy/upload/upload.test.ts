@@ -7,14 +7,13 @@ import { createAgent } from '../../../src/api/http.ts'
 import { retryPolicy } from '../../../src/common/retry.ts'
 import type { PresignedRequest } from '../../../src/api/types.ts'
 import { type ArtifactFile } from '../../../src/deploy/collect/files.ts'
-import { scanArtifacts } from '../../../src/deploy/collect/scan.ts'
 import { memoryLogger } from '../../../src/common/logger.ts'
 import { timeoutsFor } from '../../../src/common/timeouts.ts'
 import { planParts } from '../../../src/deploy/upload/parts.ts'
 import { PartUploadError } from '../../../src/deploy/upload/put.ts'
 import { uploadFiles, type UploadOptions } from '../../../src/deploy/upload/upload.ts'
 import { fakeStore, md5, onePutPerFile } from '../../support/fake-store.ts'
-import { collectArtifacts, tempDir, writeTree } from '../../support/helpers.ts'
+import { collectArtifacts, scanArtifacts, tempDir, writeTree } from '../../support/helpers.ts'
 
 const agent = createAgent()
 after(() => agent.close())

@@ -9,8 +9,7 @@ import { Input } from '../../inputs/constants.ts'
 import type { Site } from '../../inputs/deploy.ts'
 import { buildManifest, type ArtifactFile, type Manifest } from './files.ts'
 import { hashArtifacts } from './hash.ts'
-import type { OpenFile } from './read.ts'
-import { scanSite } from './scan.ts'
+import { scanSite, type ScanOptions } from './scan.ts'
 import nodePath from 'node:path'
 import { hiddenLeftOut } from './walk.ts'
 import { checkRecordPathFree } from './record.ts'
@@ -22,14 +21,13 @@ import {
   type ServingPlan,
 } from './web-engine.ts'
 import { inputAssignment, inputName } from '../../common/input-naming.ts'
+import { usage } from '../../inputs/common.ts'
 
 type SiteSource = Pick<Site, 'files' | 'includeHidden' | 'webEngine' | 'headers'> &
   Partial<Pick<Site, 'failOnWarning' | 'requireIndex'>> & { path: string }
 
-export interface CollectOptions {
+export interface CollectOptions extends Pick<ScanOptions, 'open' | 'signal'> {
   logger: Logger
-  open?: OpenFile
-  signal?: AbortSignal
   /** A dry run, or a build to compare with the last one; else files are hashed as they upload. */
   digestFirst: boolean
   /** Else only the content types apply. */
@@ -53,14 +51,11 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
     root: site.path,
     patterns: site.files,
     includeHidden: site.includeHidden,
-    sizeLimit: {
-      bytes: SITE_BYTES_LIMIT,
-      message: (total) =>
-        `${inputName(Input.Path)}: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
-    },
   })
-  if (options.siteRecord) checkRecordPathFree(files)
   const totalBytes = files.reduce((sum, f) => sum + f.size, 0)
+  if (totalBytes >= SITE_BYTES_LIMIT)
+    throw usage`{path}: the site holds ${formatBytes(totalBytes)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`
+  if (options.siteRecord) checkRecordPathFree(files)
   logger.info(`${plural(files.length, 'file')}, ${formatBytes(totalBytes)}`)
   const leftOut = hiddenLeftOut(hidden)
   if (leftOut) logger.info(leftOut)
@@ -70,25 +65,18 @@ export async function collectSite(site: SiteSource, options: CollectOptions): Pr
   const serving = await planServing(files, site.webEngine, site.headers)
   applyContentTypes(files, serving)
   logServingPlan(serving, logger)
-  if (site.failOnWarning && serving.warnings.length) throw warningsRefusal(serving.warnings)
-  if (serving.routes.length && !options.publish) {
+  if (site.failOnWarning && serving.warnings.length) {
+    const count = serving.warnings.length === 1 ? 'a warning' : `${serving.warnings.length} warnings`
+    throw usage`{fail-on-warning}: the site drew ${count}, so nothing was created: ${serving.warnings.join(' ')}`
+  }
+  if (serving.routes.length && !options.publish)
     logger.info(
       `No version is published (${inputName(Input.Publish)} is off, or no namespace): the routes above are not set; the content types are`,
     )
-  }
-  let manifest: Manifest | undefined
-  if (options.digestFirst) {
-    manifest = buildManifest(files, await hashArtifacts(files, options.open))
-    logger.info(`Digest ${manifest.digest}`)
-  }
+  const hashed = options.digestFirst ? await hashArtifacts(files, options.open) : undefined
+  const manifest = hashed && buildManifest(files, hashed)
+  if (manifest) logger.info(`Digest ${manifest.digest}`)
   return { files, serving, totalBytes, manifest, hidden }
-}
-
-function warningsRefusal(warnings: readonly string[]): UsageError {
-  const count = warnings.length === 1 ? 'a warning' : `${warnings.length} warnings`
-  return new UsageError(
-    `${inputName(Input.FailOnWarning)}: the site drew ${count}, so nothing was created: ${warnings.join(' ')}`,
-  )
 }
 
 /** With the folder to give instead: a Unity build's parent for its `Build/`, or the folder of the page. */

@@ -5,9 +5,7 @@
 // time proportional to the name's length times the pattern's.
 
 import path from 'node:path'
-import { UsageError } from '../../api/errors.ts'
-import { inputName } from '../../common/input-naming.ts'
-import { Input } from '../../inputs/constants.ts'
+import { usage } from '../../inputs/common.ts'
 
 const NOCASE = process.platform === 'win32'
 const GLOBSTAR = Symbol('**')
@@ -32,16 +30,10 @@ export const sitePattern = (pattern: string) => pattern.replaceAll('\\', '/')
 export function checkPatterns(patterns: readonly string[]): void {
   for (const raw of patterns) {
     const pattern = raw.startsWith('!') ? raw.slice(1) : raw
-    if (path.isAbsolute(pattern) || /^[a-zA-Z]:/.test(pattern)) {
-      throw new UsageError(
-        `${inputName(Input.Files)}: '${raw}' is absolute; patterns are relative to ${inputName(Input.Path)}`,
-      )
-    }
-    if (pattern.split(/[\\/]/).includes('..')) {
-      throw new UsageError(
-        `${inputName(Input.Files)}: '${raw}' reaches outside ${inputName(Input.Path)}; patterns may not contain '..'`,
-      )
-    }
+    if (path.isAbsolute(pattern) || /^[a-zA-Z]:/.test(pattern))
+      throw usage`{files}: '${raw}' is absolute; patterns are relative to {path}`
+    if (pattern.split(/[\\/]/).includes('..'))
+      throw usage`{files}: '${raw}' reaches outside {path}; patterns may not contain '..'`
   }
 }
 
@@ -72,13 +64,9 @@ function compileRule(raw: string): Rule {
   if (NOCASE) pattern = pattern.toLowerCase()
   const normal = path.posix.normalize(pattern)
   const body = normal.replace(/\/+$/, '')
-  const directoryOnly = normal.endsWith('/') && body !== '.'
   const segments: Segment[] = body === '.' || body === '' ? [GLOBSTAR] : body.split('/').map(compileSegment)
-  return {
-    exclude,
-    segments: segments.filter((s, i) => s !== GLOBSTAR || segments[i - 1] !== GLOBSTAR),
-    directoryOnly,
-  }
+  const collapsed = segments.filter((s, i) => s !== GLOBSTAR || segments[i - 1] !== GLOBSTAR)
+  return { exclude, segments: collapsed, directoryOnly: normal.endsWith('/') && body !== '.' }
 }
 
 function compileSegment(segment: string): Segment {
@@ -135,9 +123,8 @@ function parseClass(
       tests.push((c) => re.test(c))
       i += posix[0].length
     } else if (segment[i + 1] === '-' && segment[i + 2] !== undefined && segment[i + 2] !== ']') {
-      const low = char
       const high = segment[i + 2]!
-      tests.push((c) => c >= low && c <= high)
+      tests.push((c) => c >= char && c <= high)
       i += 3
     } else {
       tests.push((c) => c === char)
@@ -155,9 +142,8 @@ function matchesRule(rule: Rule, parts: readonly string[]): boolean {
   const { segments } = rule
   const end = segments.length
   let states = closure(segments, [0])
-  for (let k = 0; k < parts.length; k++) {
+  for (const [k, part] of parts.entries()) {
     if (k > 0 && states.includes(end)) return true
-    const part = parts[k]!
     const next: number[] = []
     for (const i of states) {
       if (i === end) continue

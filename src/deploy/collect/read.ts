@@ -8,6 +8,7 @@
 // through it, between the sends.
 import { messageOf } from '../../common/format.ts'
 import { closeSync, constants, fstatSync, lstatSync, openSync, read, readSync, type Stats } from 'node:fs'
+import { promisify } from 'node:util'
 import { isOutOfDescriptors } from '../../common/network.ts'
 import type { ArtifactFile } from './files.ts'
 
@@ -20,13 +21,7 @@ export type OpenFile = (path: string, flags: number) => number
 
 export const openFile: OpenFile = openSync
 
-function readAt(fd: number, buffer: Buffer, offset: number, length: number, position: number) {
-  return new Promise<number>((resolve, reject) =>
-    read(fd, buffer, offset, length, position, (error, bytesRead) =>
-      error ? reject(error) : resolve(bytesRead),
-    ),
-  )
-}
+const readAt = promisify(read)
 
 function openUnfollowed(file: string, openWith: OpenFile = openFile): number {
   if (NO_FOLLOW === 0 && lstatSync(file).isSymbolicLink()) {
@@ -82,7 +77,7 @@ export async function* streamScanned(
     assertScannedFile(file, fstatSync(fd))
     for (let done = 0; done < length;) {
       const buffer = Buffer.allocUnsafe(Math.min(READ_BUFFER, length - done))
-      const bytesRead = await readAt(fd, buffer, 0, buffer.length, offset + done)
+      const { bytesRead } = await readAt(fd, buffer, 0, buffer.length, offset + done)
       if (bytesRead === 0) throw changed(file, 'it is shorter than when it was scanned')
       done += bytesRead
       if (done === length) assertUnchanged(file, fstatSync(fd))
@@ -99,20 +94,16 @@ function openScanned(file: ArtifactFile, openWith?: OpenFile): number {
   try {
     return openUnfollowed(file.absolutePath, openWith)
   } catch (error) {
-    throw notReopened(file, error)
+    if (isOutOfDescriptors(error)) throw error
+    const code = (error as { code?: unknown }).code
+    const what =
+      code === 'ELOOP'
+        ? 'was replaced by a link after it was scanned; the link is not followed'
+        : code === 'ENOENT' || code === 'ENOTDIR'
+          ? 'was removed after it was scanned'
+          : 'can no longer be opened'
+    throw new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error })
   }
-}
-
-function notReopened(file: ArtifactFile, error: unknown): Error {
-  if (isOutOfDescriptors(error)) return error as Error
-  const code = (error as { code?: unknown }).code
-  const what =
-    code === 'ELOOP'
-      ? 'was replaced by a link after it was scanned; the link is not followed'
-      : code === 'ENOENT' || code === 'ENOTDIR'
-        ? 'was removed after it was scanned'
-        : 'can no longer be opened'
-  return new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error })
 }
 
 export function changed(file: Pick<ArtifactFile, 'path'>, why: string): Error {

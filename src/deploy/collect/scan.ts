@@ -1,61 +1,48 @@
 // The scan of a site's folder: each file the walk found opened and recorded with the file it is, and
 // every refusal said before anything is created.
 
-import type { Stats } from 'node:fs'
 import { lstat, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import { OBJECT_KEY_MAX_BYTES, SITE_PATH_MAX_BYTES } from '../../api/rules.ts'
 import type { Logger } from '../../common/logger.ts'
-import { UsageError } from '../../api/errors.ts'
+import type { UsageError } from '../../api/errors.ts'
 import { inputAssignment } from '../../common/input-naming.ts'
-import { usage } from '../../inputs/common.ts'
+import { namedInputs, usage } from '../../inputs/common.ts'
 import { Input } from '../../inputs/constants.ts'
 import { contentTypeOf, type ArtifactFile } from './files.ts'
 import { checkPatterns } from './glob.ts'
 import { kindOf, openFailure, statOpened, type OpenFile } from './read.ts'
-import { listSome, relativeSitePath, walkSite } from './walk.ts'
+import { relativeSitePath, walkSite, type Walked, type WalkOptions } from './walk.ts'
+import { listSome } from '../../common/format.ts'
 
-export interface CollectOptions {
-  root: string
-  /** Relative to root, `!` to exclude. */
-  patterns: string[]
-  includeHidden: boolean
+export interface ScanOptions extends WalkOptions {
   logger: Pick<Logger, 'warning' | 'debug'>
-  sizeLimit?: { bytes: number; message: (total: number) => string }
   open?: OpenFile
-  signal?: AbortSignal
-}
-
-export async function scanArtifacts(options: CollectOptions): Promise<ArtifactFile[]> {
-  return (await scanSite(options)).files
 }
 
 /** Files scanned between two turns of the event loop, for a cancel to be heard. */
 const SCANS_A_TURN = 512
 
 /** `hidden`: left out (include-hidden false), a folder's with a trailing `/`. */
-export async function scanSite(
-  options: CollectOptions,
-): Promise<{ files: ArtifactFile[]; hidden: string[] }> {
+export async function scanSite(options: ScanOptions): Promise<{ files: ArtifactFile[]; hidden: string[] }> {
   const root = path.resolve(options.root)
   const realRoot = await checkRoot(root, options)
   const { found, others, hidden } = await walkSite({ ...options, root })
-  const scan: Scan = { root, realRoot, others, options }
-  const described: Described[] = []
+  const refused: Record<Refusal, string[]> = { 'too-long': [], 'not-regular': [], unopenable: [] }
+  const scan: Scan = { root, realRoot, others, options, refused }
+  const files: ArtifactFile[] = []
   for (const [i, absolutePath] of found.entries()) {
     if (i % SCANS_A_TURN === SCANS_A_TURN - 1) await yieldToEventLoop()
     options.signal?.throwIfAborted()
-    described.push(await describeFile(absolutePath, scan))
+    const file = await describeFile(absolutePath, scan)
+    if (file) files.push(file)
   }
-  const files = collected(described, options)
-  const total = files.reduce((sum, f) => sum + f.size, 0)
-  if (options.sizeLimit && total >= options.sizeLimit.bytes)
-    throw new UsageError(options.sizeLimit.message(total))
+  refuse(refused, files, options)
   return { files, hidden }
 }
 
-async function checkRoot(root: string, { root: given, includeHidden, patterns, logger }: CollectOptions) {
+async function checkRoot(root: string, { root: given, includeHidden, patterns, logger }: ScanOptions) {
   const rootStat = await stat(root).catch(() => undefined)
   if (!rootStat) {
     const where = path.isAbsolute(given)
@@ -70,9 +57,8 @@ async function checkRoot(root: string, { root: given, includeHidden, patterns, l
     throw usage`{path}: '${given}' is the root of the file system; give the folder of the built site (say 'dist')`
   const gitEntry = await lstat(path.join(root, '.git')).catch(() => undefined)
   if (!gitEntry) return realRoot
-  if (includeHidden) {
+  if (includeHidden)
     throw usage`{path}: '${given}' is the root of a git repository, and {include-hidden} would upload its .git (the whole history): give the folder of the built site (say dist), or set ${inputAssignment(Input.IncludeHidden, 'false')}`
-  }
   logger.warning(
     usage`{path}: '${given}' is the root of a git repository (it holds .git): every file of the repository is deployed, .git and other hidden files left out. Give the folder of the built site (say dist) if that is not meant.`
       .message,
@@ -80,34 +66,30 @@ async function checkRoot(root: string, { root: given, includeHidden, patterns, l
   return realRoot
 }
 
-interface Scan {
+interface Scan extends Pick<Walked, 'others'> {
   root: string
   realRoot: string
-  /** The found paths the listing did not say are regular files: each is lstat'ed first. */
-  others: ReadonlySet<string>
-  options: CollectOptions
+  options: ScanOptions
+  /** Each refusal's entries, `path (why)`: all are said before anything is created. */
+  refused: Record<Refusal, string[]>
 }
 
 /** Only regular files are collected (a FIFO would hang the read); one that cannot be opened is refused now. */
-type Described = ArtifactFile | Refused
 type Refusal = 'too-long' | 'not-regular' | 'unopenable'
-type Refused = { kind: 'skipped' } | { kind: Refusal; entry: string }
 
-const SKIPPED: Refused = { kind: 'skipped' }
-const notRegular = (relative: string, stats: Stats): Refused => ({
-  kind: 'not-regular',
-  entry: `${relative} (${kindOf(stats)})`,
-})
+function refused(scan: Scan, kind: Refusal, relative: string, why: string): undefined {
+  scan.refused[kind].push(`${relative} (${why})`)
+}
 
-async function describeFile(absolutePath: string, scan: Scan): Promise<Described> {
+async function describeFile(absolutePath: string, scan: Scan): Promise<ArtifactFile | undefined> {
   const relative = relativeSitePath(scan.root, absolutePath)
   const bytes = Buffer.byteLength(relative)
-  if (bytes > SITE_PATH_MAX_BYTES) return { kind: 'too-long', entry: `${relative} (${bytes} bytes)` }
+  if (bytes > SITE_PATH_MAX_BYTES) return refused(scan, 'too-long', relative, `${bytes} bytes`)
   try {
     const readPath = await whereToRead(absolutePath, relative, scan)
-    if (typeof readPath !== 'string') return readPath
+    if (readPath === undefined) return undefined
     const opened = statOpened(readPath, scan.options.open)
-    if (!opened.isFile()) return notRegular(relative, opened)
+    if (!opened.isFile()) return refused(scan, 'not-regular', relative, kindOf(opened))
     const contentType = contentTypeOf(relative)
     const { size, mtimeMs, dev, ino } = opened
     return {
@@ -120,33 +102,29 @@ async function describeFile(absolutePath: string, scan: Scan): Promise<Described
       ...(contentType ? { contentType } : {}),
     }
   } catch (error) {
-    return { kind: 'unopenable', entry: `${relative} (${openFailure(error)})` }
+    return refused(scan, 'unopenable', relative, openFailure(error))
   }
 }
 
 /** The file itself, or the file a link inside path leads to; a device is never opened. */
-async function whereToRead(absolutePath: string, relative: string, scan: Scan): Promise<string | Refused> {
+async function whereToRead(absolutePath: string, relative: string, scan: Scan): Promise<string | undefined> {
   if (!scan.others.has(absolutePath)) return absolutePath
   const stats = await lstat(absolutePath)
   if (stats.isSymbolicLink()) return linkTarget(absolutePath, relative, scan)
-  return stats.isFile() ? absolutePath : notRegular(relative, stats)
+  return stats.isFile() ? absolutePath : refused(scan, 'not-regular', relative, kindOf(stats))
 }
 
-async function linkTarget(
-  link: string,
-  relative: string,
-  { realRoot, options }: Scan,
-): Promise<string | Refused> {
+async function linkTarget(link: string, relative: string, scan: Scan): Promise<string | undefined> {
+  const { realRoot, options } = scan
   const real = await realpath(link).catch(() => undefined)
-  const skip = (why: string) => {
+  const skip = (why: string): undefined => {
     options.logger.warning(`Skipping ${relative}: it is a link ${why}`)
-    return SKIPPED
   }
   if (real === undefined) return skip('to nothing')
   if (real !== realRoot && !real.startsWith(realRoot + path.sep)) return skip('that leads outside path')
   const target = await stat(real)
   if (target.isDirectory()) return skip('to a folder inside path, whose files are collected where they are')
-  return target.isFile() ? real : notRegular(relative, target)
+  return target.isFile() ? real : refused(scan, 'not-regular', relative, kindOf(target))
 }
 
 /** The first refusal found in this order is said. */
@@ -159,13 +137,7 @@ const REFUSALS: Record<Refusal, (count: number, them: string, list: string) => U
     usage`{path}: every file of the site is opened before anything is created, and ${count === 1 ? 'this one' : `these ${count}`} could not be: ${list}. Make ${them} readable, or leave ${them} out with ${inputAssignment(Input.Files, "'!<path>'")}`,
 }
 
-function collected(described: readonly Described[], options: CollectOptions): ArtifactFile[] {
-  const files: ArtifactFile[] = []
-  const refused: Record<Refusal, string[]> = { 'too-long': [], 'not-regular': [], unopenable: [] }
-  for (const d of described) {
-    if (!('kind' in d)) files.push(d)
-    else if (d.kind !== 'skipped') refused[d.kind].push(d.entry)
-  }
+function refuse(refused: Scan['refused'], files: readonly ArtifactFile[], options: ScanOptions) {
   for (const [kind, refusal] of Object.entries(REFUSALS)) {
     const list = refused[kind as Refusal].sort()
     if (list.length) throw refusal(list.length, list.length === 1 ? 'it' : 'them', listSome(list, 10))
@@ -174,8 +146,7 @@ function collected(described: readonly Described[], options: CollectOptions): Ar
     const patterns = options.patterns.map((p) => `'${p}'`).join(', ')
     const hidden = options.includeHidden
       ? ''
-      : usage` (hidden files are skipped unless {include-hidden} is true)`.message
+      : namedInputs(' (hidden files are skipped unless {include-hidden} is true)')
     throw usage`{files}: no file under '${options.root}' matches ${patterns}${hidden}`
   }
-  return files
 }

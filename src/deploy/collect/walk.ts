@@ -2,7 +2,7 @@
 // run between batches so a cancel is heard whatever the tree.
 
 import { inputAssignment, inputName } from '../../common/input-naming.ts'
-import { plural } from '../../common/format.ts'
+import { listSome, plural } from '../../common/format.ts'
 import type { Dirent } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
@@ -12,14 +12,15 @@ import { UsageError } from '../../api/errors.ts'
 import { Input } from '../../inputs/constants.ts'
 import { fileSelector } from './glob.ts'
 
-interface Walk {
+export interface WalkOptions {
   root: string
+  /** Relative to root, `!` to exclude. */
   patterns: readonly string[]
   includeHidden: boolean
   signal?: AbortSignal
 }
 
-interface Walked {
+export interface Walked {
   /** Absolute paths, in the order listed. */
   found: string[]
   /** Those the listing did not say are regular files (links, devices, FIFOs...): lstat them. */
@@ -34,7 +35,7 @@ const ENTRIES_A_TURN = 1024
 /** What bytes that are not UTF-8 are decoded to: such a path cannot be opened again. */
 const REPLACEMENT = '\uFFFD'
 
-export async function walkSite({ root, patterns, includeHidden, signal }: Walk): Promise<Walked> {
+export async function walkSite({ root, patterns, includeHidden, signal }: WalkOptions): Promise<Walked> {
   const selected = fileSelector(patterns)
   const walked: Walked = { found: [], others: new Set(), hidden: [] }
   let handled = 0
@@ -84,11 +85,6 @@ export function relativeSitePath(
     ? absolutePath.slice(root.length + 1)
     : pathApi.relative(root, absolutePath)
   return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/')
-}
-
-/** The first `shown` of `list`, and how many more. */
-export function listSome(list: readonly string[], shown: number): string {
-  return `${list.slice(0, shown).join(', ')}${list.length > shown ? `, and ${list.length - shown} more` : ''}`
 }
 
 /** The service knows files by UTF-8 paths; a name with a real U+FFFD passes. */

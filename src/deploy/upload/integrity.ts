@@ -1,98 +1,65 @@
-// The one place the upload's integrity is kept: every SHA-256 published, and the MD5 the ETag is
-// checked against, come from the bytes as sent. A file in parts is read once more after its last part
+// The one place the upload's integrity is proved: every SHA-256 published comes from the bytes as
+// sent (put.ts hashes them as it sends them). A file in parts is read once more after its last part
 // is stored, and each part as sent must hash as that read's range. A file hashed before the upload
 // must have been sent as hashed. Any difference fails the upload naming the file, before completion.
 import { createHash, hash } from 'node:crypto'
 import { changed, readScanned, streamScanned, type OpenFile } from '../collect/read.ts'
 import { isBytesFile, type Part, type UploadFile } from './parts.ts'
 
-export interface SentDigests {
-  md5: string
-  sha256: string
-}
-
-export function digestsOf(bytes: Buffer): SentDigests {
-  return { md5: hash('md5', bytes), sha256: hash('sha256', bytes) }
-}
-
-/** The digests of a body's chunks as they are sent. */
-export function sentHash(): { sent(chunk: Buffer): void; digests(): SentDigests } {
-  const md5 = createHash('md5')
-  const sha256 = createHash('sha256')
-  let digests: SentDigests | undefined
-  return {
-    sent: (chunk) => {
-      md5.update(chunk)
-      sha256.update(chunk)
-    },
-    digests: () => (digests ??= { md5: md5.digest('hex'), sha256: sha256.digest('hex') }),
-  }
-}
-
 export interface IntegrityOptions {
   files: readonly UploadFile[]
   /** Each file's parts, by offset. */
   byFile: readonly Part[][]
-  /** By file index; undefined: not hashed first. */
+  /** The SHA-256 a file had when hashed before the upload, by index: the bytes sent must have it. */
   expected?: readonly (string | undefined)[]
   open?: OpenFile
 }
 
-export class Integrity {
-  readonly #options: IntegrityOptions
-  readonly #digests: string[]
+export function proveIntegrity({ files, byFile, expected, open }: IntegrityOptions) {
+  const digests = new Array<string>(files.length)
   /** The SHA-256 of each part as sent. */
-  readonly #sent = new Map<Part, string>()
-
-  constructor(options: IntegrityOptions) {
-    this.#options = options
-    this.#digests = new Array<string>(options.files.length)
+  const sent = new Map<Part, string>()
+  const prove = (f: number, sha256: string) => {
+    if (expected?.[f] !== undefined && expected[f] !== sha256)
+      throw changed(files[f]!, 'the bytes sent are not the ones hashed before the upload')
+    digests[f] = sha256
   }
-
-  /** A part the store has: a file in one part is proved here, one in parts once all are stored. */
-  async stored(part: Part, sent: SentDigests): Promise<void> {
-    if (part.of === 1) return this.#prove(part.fileIndex, sent.sha256)
-    this.#sent.set(part, sent.sha256)
-    const parts = this.#options.byFile[part.fileIndex]!
-    if (parts.every((p) => this.#sent.has(p))) await this.#checkParts(part.fileIndex, parts)
-  }
-
-  /** Each file's SHA-256, once every part was stored; an empty file no request asked for is read as any. */
-  finish(): string[] {
-    const { files, byFile, open } = this.#options
-    for (const [f, parts] of byFile.entries()) {
-      if (parts.length) continue
-      const file = files[f]!
-      // Read as any file is: still the scanned one, unchanged.
-      if (!isBytesFile(file)) readScanned(file, 0, 0, open)
-      this.#prove(f, hash('sha256', ''))
-    }
-    return this.#digests
-  }
-
-  #prove(f: number, sha256: string): void {
-    const expected = this.#options.expected?.[f]
-    if (expected !== undefined && expected !== sha256)
-      throw changed(this.#options.files[f]!, 'the bytes sent are not the ones hashed before the upload')
-    this.#digests[f] = sha256
-  }
-
-  async #checkParts(f: number, parts: readonly Part[]): Promise<void> {
-    const file = this.#options.files[f]!
+  const checkParts = async (f: number, parts: readonly Part[]) => {
+    const file = files[f]!
     const whole = createHash('sha256')
     for (const part of parts) {
       const range = createHash('sha256')
       const { byte_offset: offset, content_length: length } = part.request
       const chunks = isBytesFile(file)
         ? [file.bytes.subarray(offset, offset + length)]
-        : streamScanned(file, offset, length, this.#options.open)
+        : streamScanned(file, offset, length, open)
       for await (const chunk of chunks) {
         whole.update(chunk)
         range.update(chunk)
       }
-      if (range.digest('hex') !== this.#sent.get(part))
+      if (range.digest('hex') !== sent.get(part))
         throw changed(file, `part ${part.number}/${part.of} as sent is not what the file holds now`)
     }
-    this.#prove(f, whole.digest('hex'))
+    prove(f, whole.digest('hex'))
+  }
+  return {
+    /** A part the store has: a file in one part is proved here, one in parts once all are stored. */
+    async stored(part: Part, sha256: string): Promise<void> {
+      if (part.of === 1) return prove(part.fileIndex, sha256)
+      sent.set(part, sha256)
+      const parts = byFile[part.fileIndex]!
+      if (parts.every((p) => sent.has(p))) await checkParts(part.fileIndex, parts)
+    },
+    /** Each file's SHA-256, once every part was stored; an empty file no request asked for is read as any. */
+    finish(): string[] {
+      for (const [f, parts] of byFile.entries()) {
+        if (parts.length) continue
+        const file = files[f]!
+        // Read as any file is: still the scanned one, unchanged.
+        if (!isBytesFile(file)) readScanned(file, 0, 0, open)
+        prove(f, hash('sha256', ''))
+      }
+      return digests
+    },
   }
 }

@@ -56,10 +56,10 @@ function checkCoverage(file: UploadFile, list: Part[]): void {
   const range = (p: Part) => `${p.request.byte_offset}+${p.request.content_length}`
   const refused = `The service's upload requests for '${file.path}'`
   let end = 0
-  let previous: Part | undefined
   for (const [i, part] of list.entries()) {
     Object.assign(part, { number: i + 1, of: list.length })
     const offset = part.request.byte_offset
+    const previous = list[i - 1]
     if (offset < end) throw new Error(`${refused} overlap: bytes ${range(previous!)} and ${range(part)}`)
     if (offset > end)
       throw new Error(
@@ -67,19 +67,16 @@ function checkCoverage(file: UploadFile, list: Part[]): void {
           `(between ${previous ? `bytes ${range(previous)}` : 'its start'} and bytes ${range(part)})`,
       )
     end = offset + part.request.content_length
-    previous = part
   }
   if (end !== file.size && (list.length || file.size))
     throw new Error(
       list.length > 1
-        ? `${refused} leave a gap: bytes ${end}+${file.size - end} (after bytes ${range(previous!)}, the last it asks for, to the end of its ${file.size} bytes)`
+        ? `${refused} leave a gap: bytes ${end}+${file.size - end} (after bytes ${range(list.at(-1)!)}, the last it asks for, to the end of its ${file.size} bytes)`
         : `${refused} cover ${end} of its ${file.size} bytes`,
     )
 }
 
 /** Never by URL (a credential). */
 export function describePart(part: Part): string {
-  return part.of === 1
-    ? `Upload of ${part.file.path}`
-    : `Upload of ${part.file.path} part ${part.number}/${part.of}`
+  return `Upload of ${part.file.path}${part.of === 1 ? '' : ` part ${part.number}/${part.of}`}`
 }

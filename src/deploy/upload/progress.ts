@@ -3,12 +3,7 @@ import type { Logger } from '../../common/logger.ts'
 
 const PROGRESS_INTERVAL_MS = 5_000
 
-export interface Progress {
-  addBytes(count: number): void
-  /** A part of the file at `path` is stored; the file is done with its `of`-th. */
-  partDone(path: string, of: number): void
-  stop(): void
-}
+export type Progress = ReturnType<typeof createProgress>
 
 export const noProgress: Progress = { addBytes: () => {}, partDone: () => {}, stop: () => {} }
 
@@ -20,7 +15,7 @@ interface ProgressOptions {
   intervalMs?: number
 }
 
-export function createProgress(options: ProgressOptions): Progress {
+export function createProgress(options: ProgressOptions) {
   const started = options.now()
   // Only files sent in several parts.
   const partsLeft = new Map<string, number>()
@@ -41,8 +36,9 @@ export function createProgress(options: ProgressOptions): Progress {
   const timer = setInterval(() => options.logger.info(line()), options.intervalMs ?? PROGRESS_INTERVAL_MS)
   timer.unref()
   return {
-    addBytes: (count) => void (bytes += count),
-    partDone: (path, of) => {
+    addBytes: (count: number) => void (bytes += count),
+    /** A part of the file at `path` is stored; the file is done with its `of`-th. */
+    partDone: (path: string, of: number) => {
       const left = (partsLeft.get(path) ?? of) - 1
       if (left > 0) return void partsLeft.set(path, left)
       partsLeft.delete(path)

@@ -1,6 +1,7 @@
 // One part to its presigned URL: a plain PUT through undici's public API, its body the file's bytes
 // (read whole when small, streamed when not) hashed as they are sent, its answer judged, and its
 // failures retried by the one retry engine.
+import { createHash, hash } from 'node:crypto'
 import { Readable } from 'node:stream'
 import type { Dispatcher } from 'undici'
 import { errorMessage, requestedDelay } from '../../api/errors.ts'
@@ -18,7 +19,6 @@ import { redact } from '../../common/secrets.ts'
 import type { Timeouts } from '../../common/timeouts.ts'
 import type { ArtifactFile } from '../collect/files.ts'
 import { descriptorLimitRemedy, readScanned, streamScanned, type OpenFile } from '../collect/read.ts'
-import { digestsOf, sentHash, type SentDigests } from './integrity.ts'
 import { describePart, isBytesFile, type Part } from './parts.ts'
 import type { Progress } from './progress.ts'
 
@@ -27,6 +27,16 @@ const SMALL_PART = 1024 * 1024
 /** S3's XML errors are far smaller. */
 const ERROR_BODY_LIMIT = 8 * 1024
 
+/** Of the bytes as sent: the SHA-256 published, the MD5 the store's ETag is checked against. */
+interface SentDigests {
+  md5: string
+  sha256: string
+}
+
+const digestsOf = (bytes: Buffer): SentDigests => ({ md5: hash('md5', bytes), sha256: hash('sha256', bytes) })
+
+type PartFailure = ErrorOptions & { retryable: boolean; status?: number; retryAfter?: string }
+
 /** A part that could not be stored: names the file and part, never the URL (a credential). */
 export class PartUploadError extends Error {
   override name = 'PartUploadError'
@@ -34,23 +44,17 @@ export class PartUploadError extends Error {
   readonly retryable: boolean
   /** The store's `retry-after`, when it asked for a wait. */
   readonly retryAfter: string | undefined
-  constructor(
-    message: string,
-    status: number | undefined,
-    retryable: boolean,
-    options?: ErrorOptions & { retryAfter?: string },
-  ) {
-    super(message, options)
-    this.status = status
-    this.retryable = retryable
-    this.retryAfter = options?.retryAfter
+  constructor(message: string, failure: PartFailure) {
+    super(message, failure)
+    this.status = failure.status
+    this.retryable = failure.retryable
+    this.retryAfter = failure.retryAfter
   }
 
   /** Made again by the retry engine, saying how its retries stopped. */
   afterRetries(gaveUp: GaveUp): PartUploadError {
-    return new PartUploadError(this.message + gaveUpNote(gaveUp), this.status, this.retryable, {
-      cause: this,
-    })
+    const { status, retryable } = this
+    return new PartUploadError(this.message + gaveUpNote(gaveUp), { status, retryable, cause: this })
   }
 }
 
@@ -76,54 +80,46 @@ const timerDeadline = (ms: number, expired: () => void) => {
   return () => clearTimeout(timer)
 }
 
-/** Puts the part until stored or given up on: the digests of the bytes the store took, and the retries. */
-export async function putPart(
-  part: Part,
-  context: PutContext,
-): Promise<{ digests: SentDigests; retries: number }> {
+/** Puts the part until stored or given up on: the SHA-256 of the bytes the store took, and the retries. */
+export async function putPart(part: Part, context: PutContext): Promise<{ sha256: string; retries: number }> {
   let retries = 0
-  const digests = await withRetries(
+  const { sha256 } = await withRetries(
     describePart(part),
     (attempt) => {
       retries = attempt
       return putOnce(part, context)
     },
-    (error, now) => classify(error, now, context.signal),
+    classify,
     { ...context.retry, signal: context.signal },
     context.logger,
   )
   context.progress.partDone(part.file.path, part.of)
-  return { digests, retries }
+  return { sha256, retries }
 }
 
 /** Only the store's and the wire's failures are retried; a file that changed is not. */
-function classify(error: unknown, now: number, signal: AbortSignal): RetryVerdict {
-  if (signal.aborted || !(error instanceof PartUploadError) || !error.retryable) return false
+function classify(error: unknown, now: number): RetryVerdict {
+  if (!(error instanceof PartUploadError) || !error.retryable) return false
   const afterMs = requestedDelay(error, now)
   return afterMs === undefined ? true : { afterMs }
 }
 
 async function putOnce(part: Part, context: PutContext): Promise<SentDigests> {
   const { request, file } = part
-  const length = request.content_length
   const body = readBody(part, context)
-  const headers: Record<string, string> = { 'content-length': String(length) }
+  const headers: Record<string, string> = { 'content-length': String(request.content_length) }
   if (file.contentType) headers['content-type'] = file.contentType
-  const deadlineMs = context.timeouts.putDeadlineMs(length)
+  const deadlineMs = context.timeouts.putDeadlineMs(request.content_length)
   // One controller a PUT, aborted by the upload or the deadline: short-lived, unlike a composite
   // AbortSignal.any of a timeout signal, which every PUT of a large site kept until a collection.
-  // Halted while the file was read: no PUT starts (a listener added now would never hear it).
-  if (context.signal.aborted) {
-    body.failed()
-    throw context.signal.reason
-  }
   const controller = new AbortController()
   let expired = false
   const stop = () => controller.abort(context.signal.reason)
   context.signal.addEventListener('abort', stop, { once: true })
+  const late = `not answered within its deadline of ${deadlineMs / 1000} s`
   const cancel = (context.deadline ?? timerDeadline)(deadlineMs, () => {
     expired = true
-    controller.abort(new Error(`not answered within its deadline of ${deadlineMs / 1000} s`))
+    controller.abort(new Error(late))
   })
   const { url } = request
   // The origin and the rest as they came, byte for byte as signed (a URL object may re-encode them).
@@ -141,23 +137,17 @@ async function putOnce(part: Part, context: PutContext): Promise<SentDigests> {
         bodyTimeout: context.timeouts.stallMs,
       })
       .catch((error: unknown) => {
-        body.failed()
-        if (context.signal.aborted) throw error
         // The file, not the wire: it changed, or was replaced, while it was read.
         if (body.readError) throw body.readError as Error
-        const what = expired
-          ? `not answered within its deadline of ${deadlineMs / 1000} s`
-          : networkReason(error, context.timeouts.stallMs)
-        throw new PartUploadError(
-          `${describePart(part)}: ${what}`,
-          undefined,
-          expired || isNetworkFailure(error),
-          {
-            cause: error,
-          },
-        )
+        const what = expired ? late : networkReason(error, context.timeouts.stallMs)
+        const retryable = expired || isNetworkFailure(error)
+        throw new PartUploadError(`${describePart(part)}: ${what}`, { retryable, cause: error })
       })
     return await judge(part, answer, body, context.signal)
+  } catch (error) {
+    // The attempt failed: the bytes it counted are taken back.
+    body.failed()
+    throw error
   } finally {
     cancel()
     context.signal.removeEventListener('abort', stop)
@@ -170,7 +160,6 @@ interface Body {
   readError?: unknown
   /** Once every byte was sent. */
   digests(): SentDigests
-  /** The attempt failed: the bytes it counted are taken back. */
   failed(): void
 }
 
@@ -179,33 +168,34 @@ function readBody(part: Part, context: PutContext): Body {
     return partBody(part, context)
   } catch (error) {
     if (!isOutOfDescriptors(error)) throw error
-    const code = networkFailure(error)?.code
-    throw new PartUploadError(
-      `${describePart(part)}: out of file descriptors (${code}): ${descriptorLimitRemedy()}`,
-      undefined,
-      true,
-      { cause: error },
-    )
+    const why = `out of file descriptors (${networkFailure(error)?.code}): ${descriptorLimitRemedy()}`
+    throw new PartUploadError(`${describePart(part)}: ${why}`, { retryable: true, cause: error })
   }
 }
 
 function partBody(part: Part, { open, progress }: PutContext): Body {
   const { file, request } = part
   const { byte_offset: offset, content_length: length } = request
-  if (isBytesFile(file)) return bytesBody(file.bytes.subarray(offset, offset + length), progress)
-  if (length <= SMALL_PART) return bytesBody(readScanned(file, offset, length, open), progress)
-  const scanned: ArtifactFile = file
-  const hashed = sentHash()
+  if (isBytesFile(file) || length <= SMALL_PART) {
+    const bytes = isBytesFile(file)
+      ? file.bytes.subarray(offset, offset + length)
+      : readScanned(file, offset, length, open)
+    progress.addBytes(bytes.length)
+    return { body: bytes, digests: () => digestsOf(bytes), failed: () => progress.addBytes(-bytes.length) }
+  }
+  const md5 = createHash('md5')
+  const sha256 = createHash('sha256')
   let counted = 0
   const body: Body = {
-    body: Readable.from(chunks()),
-    digests: () => hashed.digests(),
+    body: Readable.from(chunks(file)),
+    digests: () => ({ md5: md5.digest('hex'), sha256: sha256.digest('hex') }),
     failed: () => progress.addBytes(-counted),
   }
-  async function* chunks() {
+  async function* chunks(scanned: ArtifactFile) {
     try {
       for await (const chunk of streamScanned(scanned, offset, length, open)) {
-        hashed.sent(chunk)
+        md5.update(chunk)
+        sha256.update(chunk)
         counted += chunk.length
         progress.addBytes(chunk.length)
         yield chunk
@@ -218,11 +208,6 @@ function partBody(part: Part, { open, progress }: PutContext): Body {
   return body
 }
 
-function bytesBody(bytes: Buffer, progress: Progress): Body {
-  progress.addBytes(bytes.length)
-  return { body: bytes, digests: () => digestsOf(bytes), failed: () => progress.addBytes(-bytes.length) }
-}
-
 /** Stored when 2xx and the ETag, when an MD5, is the MD5 of the bytes sent. */
 async function judge(
   part: Part,
@@ -230,38 +215,26 @@ async function judge(
   body: Body,
   uploadSignal: AbortSignal,
 ): Promise<SentDigests> {
-  const { statusCode: status } = answer
-  if (status >= 200 && status < 300) {
-    // Not waited for: drained to keep the connection, and cut when the upload ends (a store trickling it).
-    answer.body.dump({ limit: 128 * 1024, signal: uploadSignal }).catch(() => {})
-    const etag = answer.headers.etag
-    const sent = body.digests()
-    if (
-      typeof etag === 'string' &&
-      /^"[0-9a-f]{32}"$/i.test(etag) &&
-      etag.slice(1, -1).toLowerCase() !== sent.md5
-    ) {
-      body.failed()
-      throw new PartUploadError(
-        `${describePart(part)}: the store's ETag ${etag} is not the MD5 of the bytes sent ("${sent.md5}")`,
-        status,
-        true,
-      )
-    }
-    return sent
-  }
-  body.failed()
-  const text = await errorText(answer)
-  const retryable = status >= 500 || status === 408 || status === 429
-  const retryAfter = answer.headers['retry-after']
-  throw new PartUploadError(
-    `${describePart(part)}: the store answered ${status} ${text}`,
-    status,
-    retryable,
-    {
+  const { statusCode: status, headers } = answer
+  if (status < 200 || status >= 300) {
+    const text = await errorText(answer)
+    const retryAfter = headers['retry-after']
+    throw new PartUploadError(`${describePart(part)}: the store answered ${status} ${text}`, {
+      status,
+      retryable: status >= 500 || status === 408 || status === 429,
       retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
-    },
-  )
+    })
+  }
+  // Not waited for: drained to keep the connection, and cut when the upload ends (a store trickling it).
+  answer.body.dump({ limit: 128 * 1024, signal: uploadSignal }).catch(() => {})
+  const sent = body.digests()
+  const etag = /^"([0-9a-f]{32})"$/i.exec(String(headers.etag))?.[1]
+  if (etag && etag.toLowerCase() !== sent.md5)
+    throw new PartUploadError(
+      `${describePart(part)}: the store's ETag "${etag}" is not the MD5 of the bytes sent ("${sent.md5}")`,
+      { status, retryable: true },
+    )
+  return sent
 }
 
 async function errorText(answer: Dispatcher.ResponseData): Promise<string> {

@@ -13,17 +13,13 @@ import {
 import { createProgress } from './progress.ts'
 import { uploadFiles, type UploadOptions, type UploadResult } from './upload.ts'
 
-interface SiteUploadOptions extends Pick<
-  UploadOptions,
-  'dispatcher' | 'retry' | 'logger' | 'concurrency' | 'timeouts' | 'signal' | 'open' | 'deadline'
-> {
+interface SiteUploadOptions extends Omit<UploadOptions, 'files' | 'requests' | 'expected' | 'progress'> {
   client: ServiceClient
   gameId: string
   siteName: string
   files: ArtifactFile[]
   /** When hashed already (the upload proves it sent those bytes). */
   manifest: Manifest | undefined
-  descriptorsFree?: () => number | undefined
   progressIntervalMs?: number
   onSiteCreated: (site: { siteId: string; uploadId: string }) => void
   /** Before the upload is completed. */
@@ -33,10 +29,7 @@ interface SiteUploadOptions extends Pick<
 }
 
 interface UploadedSite {
-  siteId: string
-  uploadId: string
   upload: UploadResult
-  manifest: Manifest
   record: RecordFile | undefined
 }
 
@@ -97,7 +90,7 @@ export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSi
   options.signal?.throwIfAborted()
   await client.completeUpload(site.upload_id)
   logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${descriptors.length} files`)
-  return { siteId: site.site_id, uploadId: site.upload_id, upload, manifest, record }
+  return { upload, record }
 }
 
 function hashedBefore(files: readonly ArtifactFile[], manifest: Manifest): string[] {
@@ -113,8 +106,7 @@ const DESCRIPTORS_SPARED = 16
 /** Read before the site exists: a low open-files limit is lived within, not met as EMFILE midway. */
 function concurrencyWithin(options: SiteUploadOptions): number {
   const wanted = options.concurrency
-  const free = (options.descriptorsFree ?? descriptorsFree)()
-  if (free === undefined) return wanted
+  const free = descriptorsFree()
   const within = Math.max(1, Math.min(wanted, Math.floor((free - DESCRIPTORS_SPARED) / DESCRIPTORS_PER_PUT)))
   if (within < wanted)
     options.logger.info(
@@ -125,12 +117,11 @@ function concurrencyWithin(options: SiteUploadOptions): number {
 }
 
 /** `ulimit -n` less the descriptors held; Node has no getrlimit, so only Linux's /proc tells. */
-function descriptorsFree(): number | undefined {
+function descriptorsFree(): number {
   try {
     const limit = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1]
-    if (limit === undefined) return undefined
-    return Number(limit) - readdirSync('/proc/self/fd').length
+    return limit === undefined ? Infinity : Number(limit) - readdirSync('/proc/self/fd').length
   } catch {
-    return undefined
+    return Infinity
   }
 }

@@ -1,33 +1,20 @@
 // Files to their presigned requests, `concurrency` PUTs at a time (p-limit). The first part that
 // fails for good stops the others: no new PUT starts, those in flight are aborted, and the upload is
 // never completed.
-import type { Dispatcher } from 'undici'
 import pLimit from 'p-limit'
 import type { PresignedRequest } from '../../api/types.ts'
-import type { Logger } from '../../common/logger.ts'
-import type { RetryPolicy } from '../../common/retry.ts'
-import type { Timeouts } from '../../common/timeouts.ts'
-import type { OpenFile } from '../collect/read.ts'
-import { Integrity } from './integrity.ts'
-import { planParts, type UploadFile } from './parts.ts'
+import { proveIntegrity, type IntegrityOptions } from './integrity.ts'
+import { planParts } from './parts.ts'
 import { noProgress, type Progress } from './progress.ts'
 import { putPart, type PutContext } from './put.ts'
 
-export interface UploadOptions {
-  files: readonly UploadFile[]
+export interface UploadOptions
+  extends Omit<PutContext, 'progress' | 'signal'>, Omit<IntegrityOptions, 'byFile'> {
   requests: readonly PresignedRequest[]
-  /** The SHA-256 a file had when hashed before the upload, by index: the bytes sent must have it. */
-  expected?: readonly (string | undefined)[]
-  dispatcher: Dispatcher
   concurrency: number
-  retry: RetryPolicy
-  timeouts: Timeouts
-  logger: Logger
   /** Default: none said. */
   progress?: Progress
   signal?: AbortSignal
-  open?: OpenFile
-  deadline?: PutContext['deadline']
 }
 
 export interface UploadResult {
@@ -43,7 +30,7 @@ export async function uploadFiles(options: UploadOptions): Promise<UploadResult>
   options.signal?.throwIfAborted()
   const started = options.retry.now()
   const { parts, byFile } = planParts(options.files, options.requests)
-  const integrity = new Integrity({ ...options, byFile })
+  const integrity = proveIntegrity({ ...options, byFile })
   const halt = new AbortController()
   const signal = options.signal ? AbortSignal.any([options.signal, halt.signal]) : halt.signal
   const context: PutContext = { ...options, progress: options.progress ?? noProgress, signal }
@@ -51,10 +38,9 @@ export async function uploadFiles(options: UploadOptions): Promise<UploadResult>
   let retries = 0
   const tasks = parts.map((part) =>
     limit(async () => {
-      signal.throwIfAborted()
       const stored = await putPart(part, context)
       retries += stored.retries
-      await integrity.stored(part, stored.digests)
+      await integrity.stored(part, stored.sha256)
     }),
   )
   try {
