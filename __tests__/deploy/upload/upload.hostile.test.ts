@@ -294,6 +294,30 @@ test('out of file descriptors while the files are read: each open is waited out 
     )
 })
 
+test('out of file descriptors as a streamed part (over 1 MiB) opens its file: waited out and retried too', async () => {
+  const big = Buffer.alloc(3 * 1024 * 1024, 7)
+  const { scanned } = await scan({ 'big.bin': big })
+  const received: Buffer[] = []
+  const store = await fakeStore((_req, body, res) => {
+    received.push(body)
+    res.writeHead(200, { etag: `"${md5(body)}"` }).end()
+  })
+  let opens = 0
+  const logger = memoryLogger()
+  const result = await upload(scanned, onePutPerFile(scanned, store.url), {
+    concurrency: 1,
+    logger,
+    retry: retryPolicy({ sleep: async () => {} }),
+    open: failingOpen('EMFILE', () => ++opens <= 2),
+  })
+  assert.equal(result.retries, 2)
+  assert.deepEqual(received, [big])
+  assert.match(
+    logger.lines.join('\n'),
+    /Upload of big\.bin: out of file descriptors \(EMFILE\): raise the limit/,
+  )
+})
+
 test('out of file descriptors for good: the upload fails saying so, after the retries, without a "client is closed"', async () => {
   const { scanned } = await scan(
     Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${i}.txt`, `f${i}`])),

@@ -138,7 +138,7 @@ async function putOnce(part: Part, context: PutContext): Promise<SentDigests> {
       })
       .catch((error: unknown) => {
         // The file, not the wire: it changed, or was replaced, while it was read.
-        if (body.readError) throw body.readError as Error
+        if (body.readError) throw descriptorFailure(part, body.readError) ?? (body.readError as Error)
         const what = expired ? late : networkReason(error, context.timeouts.stallMs)
         const retryable = expired || isNetworkFailure(error)
         throw new PartUploadError(`${describePart(part)}: ${what}`, { retryable, cause: error })
@@ -167,10 +167,15 @@ function readBody(part: Part, context: PutContext): Body {
   try {
     return partBody(part, context)
   } catch (error) {
-    if (!isOutOfDescriptors(error)) throw error
-    const why = `out of file descriptors (${networkFailure(error)?.code}): ${descriptorLimitRemedy()}`
-    throw new PartUploadError(`${describePart(part)}: ${why}`, { retryable: true, cause: error })
+    throw descriptorFailure(part, error) ?? error
   }
+}
+
+/** Out of descriptors, as the open of a part read whole or of one streamed meets it: retried. */
+function descriptorFailure(part: Part, error: unknown): PartUploadError | undefined {
+  if (!isOutOfDescriptors(error)) return undefined
+  const why = `out of file descriptors (${networkFailure(error)?.code}): ${descriptorLimitRemedy()}`
+  return new PartUploadError(`${describePart(part)}: ${why}`, { retryable: true, cause: error })
 }
 
 function partBody(part: Part, { open, progress }: PutContext): Body {
