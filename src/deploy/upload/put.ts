@@ -106,7 +106,7 @@ function classify(error: unknown, now: number): RetryVerdict {
 
 async function putOnce(part: Part, context: PutContext): Promise<SentDigests> {
   const { request, file } = part
-  const body = readBody(part, context)
+  let body: Body | undefined
   const headers: Record<string, string> = { 'content-length': String(request.content_length) }
   if (file.contentType) headers['content-type'] = file.contentType
   const deadlineMs = context.timeouts.putDeadlineMs(request.content_length)
@@ -125,6 +125,7 @@ async function putOnce(part: Part, context: PutContext): Promise<SentDigests> {
   // The origin and the rest as they came, byte for byte as signed (a URL object may re-encode them).
   const slash = url.indexOf('/', url.indexOf('//') + 2)
   try {
+    body = partBody(part, context)
     const answer = await context.dispatcher
       .request({
         origin: slash < 0 ? url : url.slice(0, slash),
@@ -138,16 +139,16 @@ async function putOnce(part: Part, context: PutContext): Promise<SentDigests> {
       })
       .catch((error: unknown) => {
         // The file, not the wire: it changed, or was replaced, while it was read.
-        if (body.readError) throw descriptorFailure(part, body.readError) ?? (body.readError as Error)
+        if (body!.readError) throw body!.readError as Error
         const what = expired ? late : networkReason(error, context.timeouts.stallMs)
         const retryable = expired || isNetworkFailure(error)
         throw new PartUploadError(`${describePart(part)}: ${what}`, { retryable, cause: error })
       })
     return await judge(part, answer, body, context.signal)
   } catch (error) {
-    // The attempt failed: the bytes it counted are taken back.
-    body.failed()
-    throw error
+    // The attempt failed: the bytes it counted are taken back. Out of descriptors, its file's open is retried.
+    body?.failed()
+    throw descriptorFailure(part, error) ?? error
   } finally {
     cancel()
     context.signal.removeEventListener('abort', stop)
@@ -163,15 +164,7 @@ interface Body {
   failed(): void
 }
 
-function readBody(part: Part, context: PutContext): Body {
-  try {
-    return partBody(part, context)
-  } catch (error) {
-    throw descriptorFailure(part, error) ?? error
-  }
-}
-
-/** Out of descriptors, as the open of a part read whole or of one streamed meets it: retried. */
+/** Out of descriptors, as the open of a part read whole or streamed meets it: retried. */
 function descriptorFailure(part: Part, error: unknown): PartUploadError | undefined {
   if (!isOutOfDescriptors(error)) return undefined
   const why = `out of file descriptors (${networkFailure(error)?.code}): ${descriptorLimitRemedy()}`
