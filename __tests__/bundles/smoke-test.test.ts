@@ -24,7 +24,7 @@ const SEED_VERSION = '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53'
 const browser = findBrowser({ env: process.env, platform: process.platform })
 const noBrowser = 'missing' in browser ? browser.missing : undefined
 
-/** Distinct colours of a PNG's pixels, counted by the browser as the smoke test counts a canvas's. */
+/** Distinct colours of a PNG's pixels, counted by the browser as the smoke test counts a page's. */
 async function pngColours(file: string): Promise<number> {
   const { default: puppeteer } = await import('puppeteer-core')
   const chrome = await puppeteer.launch({
@@ -35,10 +35,7 @@ async function pngColours(file: string): Promise<number> {
     args: launchArgs({ sandbox: false }),
   })
   try {
-    const png = await readFile(file)
-    // The PNG's own size is in its header: width and height, big-endian, at bytes 16 and 20.
-    const rect = { x: 0, y: 0, width: png.readUInt32BE(16), height: png.readUInt32BE(20) }
-    return (await countColours(chrome, png, rect)).colours
+    return (await countColours(chrome, await readFile(file), undefined)).page.colours
   } finally {
     await chrome.close()
   }

@@ -134,9 +134,48 @@ describe('judge', () => {
     assert.equal(result.status, 'failed')
     assert.equal(
       result.problem,
-      'the canvas (320×200) shows one flat colour (#000000) 3.0 s after the page loaded: the game drew nothing',
+      'the canvas (320×200) shows one flat colour (#000000) where it is seen 3.0 s after the page loaded: the game drew nothing',
     )
     assert.match(result.remedy!, /raise smoke-test-seconds/)
+  })
+
+  test('judged on what the screenshot shows: a page of one colour, a canvas all covered', () => {
+    const blank = judge(seen({ canvas: undefined, painted: { colours: 1, first: '#ffffff' } }), 3000)
+    assert.equal(blank.status, 'failed')
+    assert.match(
+      blank.line,
+      /, the page one flat colour \(#ffffff\); first: the page shows one flat colour \(#ffffff\) 3\.0 s after/,
+    )
+    const covered = judge(seen({ canvas: { width: 320, height: 200, colours: 0 } }), 3000)
+    assert.equal(covered.status, 'failed')
+    assert.match(covered.line, /the canvas \(320×200\) is covered by the page's own elements/)
+  })
+
+  test('the signal that decided is said', () => {
+    const decided = (over: Parameters<typeof seen>[0]) => judge(seen(over), 3000).decidedBy
+    assert.equal(decided({}), 'no problem seen, and the canvas drew (screenshot)')
+    assert.equal(decided({ canvas: undefined }), 'no problem seen, and the page painted (screenshot)')
+    assert.equal(
+      decided({ problems: [{ kind: 'browser', message: "the page's main thread froze" }] }),
+      'the page or the browser stopped answering',
+    )
+    assert.equal(
+      decided({ problems: [{ kind: 'left', url: 'about:blank' }] }),
+      'the page left the deployed URL',
+    )
+    assert.equal(
+      decided({ problems: [{ kind: 'request', url: 'http://x/a.data', stalled: { bytes: 1, ms: 1 } }] }),
+      'a request not ended when the watch ended',
+    )
+    assert.equal(decided({ problems: [{ kind: 'exception', message: 'boom' }] }), 'an uncaught exception')
+    assert.equal(
+      decided({ painted: { colours: 1, first: '#ffffff' }, canvas: undefined }),
+      'the screenshot: the page one flat colour',
+    )
+    assert.equal(
+      decided({ canvas: { width: 1, height: 1, colours: 1, first: '#000000' } }),
+      'the screenshot: the canvas one flat colour where it shows',
+    )
   })
 
   test('the first problem is named, with what to do about it', () => {
@@ -326,6 +365,7 @@ describe('smokeTest: how a failure ends', () => {
         'Smoke test: the game started in Chromium 156 in 0.4 s: 0 errors, 5 requests answered, the canvas drew',
       ),
     )
+    assert.ok(lines.includes('Smoke test decided by: no problem seen, and the canvas drew (screenshot)'))
   })
 
   test('the sandbox off: said, and why', async () => {

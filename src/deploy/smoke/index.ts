@@ -113,6 +113,7 @@ async function look(options: SmokeOptions): Promise<SmokeResult> {
     logger.info(`Browser sandbox off: ${seen.sandbox.why}; the page's code ran with this user's rights`)
   const smoke = judge(seen, settings.watchMs)
   logger.info(`Smoke test: ${smoke.line}`)
+  if (smoke.decidedBy) logger.info(`Smoke test decided by: ${smoke.decidedBy}`)
   if (smoke.screenshot) logger.info(`Screenshot: ${smoke.screenshot}`)
   return smoke
 }

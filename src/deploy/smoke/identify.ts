@@ -1,0 +1,71 @@
+// Whether the program the smoke test is to open the game in is a Chrome or Chromium, asked before it
+// is launched: anything else (a script, another browser) would be waited on for the whole launch
+// timeout and leave its children running. Its answer to --version says what it is.
+
+import { spawn } from 'node:child_process'
+import { clip } from '../../common/format.ts'
+import { within } from './ending.ts'
+
+/** How long the program has to say what it is. */
+export const VERSION_TIMEOUT_MS = 5_000
+
+/** Chrome, Chromium, Chrome for Testing, Edge: Chromium's family, which the driver speaks to. */
+const CHROMIUM_FAMILY = /Chrom|Edge/
+
+/** Its first line of answer to --version, read within the timeout; its processes ended whatever it does. */
+export async function askVersion(file: string, timeoutMs = VERSION_TIMEOUT_MS): Promise<string | undefined> {
+  // Its own process group (POSIX): whatever it starts is ended with it.
+  const child = spawn(file, ['--version'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+    detached: process.platform !== 'win32',
+  })
+  let said = ''
+  child.stdout.setEncoding('utf8')
+  child.stdout.on('data', (chunk: string) => {
+    if (said.length < 1000) said += chunk
+  })
+  const ended = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs)
+    child.once('error', () => resolve(false))
+    child.once('close', () => {
+      clearTimeout(timer)
+      resolve(true)
+    })
+  })
+  const running = child.exitCode === null && child.signalCode === null
+  const exited = running ? new Promise((resolve) => child.once('exit', resolve)) : undefined
+  endGroup(child.pid)
+  if (running) child.kill('SIGKILL')
+  // A program that could not be started (EACCES) never exits: not waited for.
+  if (exited) await within(exited, VERSION_TIMEOUT_MS, file).catch(() => undefined)
+  return ended ? said.split('\n')[0]?.trim() : undefined
+}
+
+function endGroup(pid: number | undefined): void {
+  if (!pid || process.platform === 'win32') return
+  try {
+    process.kill(-pid, 'SIGKILL')
+  } catch {
+    // Ended already, with everything it started.
+  }
+}
+
+/**
+ * Throws, naming the program and what it said, when it is not one of Chromium's family. Chrome on
+ * Windows prints nothing for --version: there, the launch's own timeout is left to tell.
+ */
+export async function requireChrome(
+  file: string,
+  platform: NodeJS.Platform = process.platform,
+): Promise<void> {
+  if (platform === 'win32') return
+  const said = await askVersion(file)
+  if (said !== undefined && CHROMIUM_FAMILY.test(said)) return
+  const what =
+    said === undefined
+      ? `it did not answer --version within ${VERSION_TIMEOUT_MS / 1000} s`
+      : said
+        ? `it answers --version with "${clip(said, 100)}"`
+        : 'it answers --version with nothing'
+  throw new Error(`${file} is not Chrome or Chromium: ${what}`)
+}
