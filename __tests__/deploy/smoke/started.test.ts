@@ -102,6 +102,12 @@ fetch('/Build/game.data').then((answer) => answer.arrayBuffer())
       '/stops/': `<!DOCTYPE html><body>${CANVAS}<script>
 addEventListener('load', () => fetch('/stop-browser'))
 </script></body>`,
+      '/stops-loading/': `<!DOCTYPE html><body>${CANVAS}<img src="/stop-browser-group"></body>`,
+      // Every process of the browser stopped before the page's load event could reach the driver.
+      '/stop-browser-group': (_request, response) => {
+        for (const { pid } of browsers()) process.kill(-pid, 'SIGSTOP')
+        response.end('stopped')
+      },
       '/stop-browser': (_request, response) => {
         response.end('stopped')
         for (const { pid } of browsers()) process.kill(pid, 'SIGSTOP')
@@ -149,6 +155,20 @@ addEventListener('load', () => fetch('/stop-browser'))
       const { smoke, lines } = await smokeOf(`${origin}/stops/`, browserPath)
       assert.equal(smoke.status, 'failed', lines.join('\n'))
       assert.match(smoke.line, /first: the browser stopped answering/)
+      assert.deepEqual(browsers(), [], 'no browser process is left')
+    },
+  )
+
+  test(
+    'a browser that stops answering while the page loads: failed in seconds, not at the load timeout, its processes ended',
+    { ...BOUND, skip: process.platform !== 'linux' && 'stops the browser through /proc' },
+    async () => {
+      const { smoke, lines } = await smokeOf(`${origin}/stops-loading/`, browserPath)
+      assert.equal(smoke.status, 'failed', lines.join('\n'))
+      assert.match(
+        smoke.line,
+        /first: the browser stopped answering: it did not answer for 5 s while the page was watched/,
+      )
       assert.deepEqual(browsers(), [], 'no browser process is left')
     },
   )

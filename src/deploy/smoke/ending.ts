@@ -1,91 +1,127 @@
-// How a watch ends when the page or the browser stops answering: every call to them after the watch
-// is raced against a deadline, a crashed renderer or a browser gone ends the watch at once, and the
-// browser's processes are killed on the way out. The problems seen before are kept: a game that
+// How a watch ends when the page or the browser stops answering. A browser that stops (SIGSTOP, a
+// hung main loop) sends no event at all: the page's load, its requests and the driver's own calls
+// would each wait for their full bound. So the browser is asked every second whether it still answers,
+// and the watch ends once it has been silent for BROWSER_ANSWER_MS, as it ends at once when the
+// renderer crashes or the browser goes away; every call after the watch is held to a time limit; and
+// the browser's processes are killed on the way out. The problems seen before are kept: a game that
 // froze or crashed did not start.
 
-import type { Browser, Page } from 'puppeteer-core'
+import type { Browser, CDPSession, Page } from 'puppeteer-core'
+import { pollUntil } from '../../common/poll.ts'
+import {
+  BROWSER_ANSWER_MS,
+  BROWSER_CLOSE_MS,
+  TimeLimitError,
+  within,
+  type Clock,
+} from '../../common/timeouts.ts'
 
-/** How long a call to the page or the browser may take once the watch is over. */
-export const AFTER_WATCH_MS = 5_000
+/** How often the browser is asked whether it still answers while the page is watched. */
+const HEARTBEAT_MS = 1_000
 
-/** The bound of any one call to the browser (puppeteer's protocolTimeout). */
-export const PROTOCOL_TIMEOUT_MS = 30_000
-
-/** How long the browser is given to close before its processes are killed. */
-const CLOSE_MS = 3_000
-
-export class NoAnswer extends Error {
-  override name = 'NoAnswer'
-}
-
-/** The call's answer, or a NoAnswer naming it once ms have passed without one. */
-export async function within<T>(call: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new NoAnswer(`${what} did not answer within ${ms / 1000} s`)), ms)
-  })
-  try {
-    return await Promise.race([call, late])
-  } finally {
-    clearTimeout(timer)
-  }
-}
-
-/** What ended the watch early: the renderer crashed, the browser went away. */
+/** What ends the watch early: the renderer crashed, the browser went away or fell silent. */
 export interface Gone {
-  /** Aborted with the reason in words when the page or the browser is gone. */
+  /** Aborted, with the reason in words, when the page or the browser is gone. */
   signal: AbortSignal
   reason(): string | undefined
+  /** Whether the browser fell silent or went away: nothing is to be asked of it any more. */
+  silent(): boolean
+  /** Hears of the page's renderer crashing. */
+  follow(page: Page): void
+  /** The call's answer, or a rejection with the reason as soon as the page or the browser is gone. */
+  race<T>(call: Promise<T>): Promise<T>
+  /** Stops asking the browser. */
+  stop(): void
 }
 
-export function watchGone(browser: Browser, page: Page): Gone {
+/** `session`: the browser's own (its target's), asked whether it still answers. */
+export function watchGone(browser: Browser, session: CDPSession, clock: Clock): Gone {
   const controller = new AbortController()
+  const stopped = new AbortController()
+  let silent = false
   const end = (why: string) => {
     if (!controller.signal.aborted) controller.abort(why)
   }
-  // puppeteer's only 'error' on a page is Inspector.targetCrashed.
-  page.on('error', () => end("the page's renderer crashed (its process ended) while it was watched"))
-  browser.on('disconnected', () =>
-    end('the browser exited or dropped its connection while the page was watched'),
-  )
+  browser.on('disconnected', () => {
+    silent = true
+    end('the browser exited or dropped its connection while the page was watched')
+  })
+  void fellSilent(session, AbortSignal.any([controller.signal, stopped.signal]), clock).then((fell) => {
+    if (!fell) return
+    silent = true
+    end(
+      `the browser stopped answering: it did not answer for ${BROWSER_ANSWER_MS / 1000} s while the page was watched`,
+    )
+  })
+  const gone = new Promise<never>((_, reject) => {
+    controller.signal.addEventListener('abort', () => reject(new Error(String(controller.signal.reason))), {
+      once: true,
+    })
+  })
+  gone.catch(() => undefined)
   return {
     signal: controller.signal,
     reason: () => (controller.signal.aborted ? String(controller.signal.reason) : undefined),
+    silent: () => silent,
+    // puppeteer's only 'error' on a page is Inspector.targetCrashed.
+    follow: (page) =>
+      void page.on('error', () =>
+        end("the page's renderer crashed (its process ended) while it was watched"),
+      ),
+    race: (call) => Promise.race([call, gone]),
+    stop: () => stopped.abort(),
+  }
+}
+
+/** Whether the browser fell silent: asked every HEARTBEAT_MS until the signal ends the asking. */
+async function fellSilent(session: CDPSession, signal: AbortSignal, clock: Clock): Promise<boolean> {
+  const polled = await pollUntil(async () => ((await answers(session)) ? {} : undefined), {
+    timeoutMs: Number.POSITIVE_INFINITY,
+    clock,
+    signal,
+    waits: { firstMs: HEARTBEAT_MS, longestMs: HEARTBEAT_MS },
+  }).catch(() => undefined)
+  return polled?.seen === true
+}
+
+/** Whether it answers within BROWSER_ANSWER_MS; a connection gone is said by 'disconnected', not here. */
+async function answers(session: CDPSession): Promise<boolean> {
+  try {
+    await within(session.send('Browser.getVersion'), BROWSER_ANSWER_MS, 'the browser')
+    return true
+  } catch (error) {
+    return !(error instanceof TimeLimitError)
   }
 }
 
 /**
- * Whether the page and the browser still answer: a page that does not while the browser does is
- * frozen (a loop that never yields); one where neither does, the browser stopped answering.
+ * Whether the page and the browser still answer once the watch is over: a page that does not while
+ * the browser does is frozen (a loop that never yields); one where neither does, the browser stopped
+ * answering.
  */
-export async function stillAnswering(browser: Browser, page: Page): Promise<string | undefined> {
+export async function stillAnswering(session: CDPSession, page: Page): Promise<string | undefined> {
   const [pageAnswer, browserAnswer] = await Promise.allSettled([
     within(
       page.evaluate(() => 1),
-      AFTER_WATCH_MS,
+      BROWSER_ANSWER_MS,
       'the page',
     ),
-    // Asked afresh: the driver keeps the version it was told at the start.
-    within(
-      browser
-        .target()
-        .createCDPSession()
-        .then((session) => session.send('Browser.getVersion')),
-      AFTER_WATCH_MS,
-      'the browser',
-    ),
+    within(session.send('Browser.getVersion'), BROWSER_ANSWER_MS, 'the browser'),
   ])
   if (browserAnswer.status === 'rejected')
-    return `the browser stopped answering: it did not answer within ${AFTER_WATCH_MS / 1000} s after the watch`
+    return `the browser stopped answering: it did not answer within ${BROWSER_ANSWER_MS / 1000} s after the watch`
   if (pageAnswer.status === 'rejected')
-    return `the page's main thread froze: it did not answer within ${AFTER_WATCH_MS / 1000} s after the watch (a loop that never yields)`
+    return `the page's main thread froze: it did not answer within ${BROWSER_ANSWER_MS / 1000} s after the watch (a loop that never yields)`
   return undefined
 }
 
-/** Closes the browser, and kills what is left of its processes (its process group, where there is one). */
-export async function endBrowser(browser: Browser): Promise<void> {
+/**
+ * Ends the browser and every process it started: closed when it still answers, then its process
+ * group killed (SIGKILL ends a stopped process too), and its exit waited for, each within a bound.
+ */
+export async function endBrowser(browser: Browser, answering: boolean): Promise<void> {
   const child = browser.process()
-  await within(browser.close(), CLOSE_MS, 'the browser').catch(() => undefined)
+  if (answering) await within(browser.close(), BROWSER_CLOSE_MS, 'the browser').catch(() => undefined)
   if (!child?.pid) return
   const exited =
     child.exitCode !== null || child.signalCode !== null
@@ -98,5 +134,6 @@ export async function endBrowser(browser: Browser): Promise<void> {
   } catch {
     // Already ended.
   }
-  await within(exited, CLOSE_MS, 'the browser').catch(() => undefined)
+  // The driver removes the browser's profile once this exit is seen.
+  await within(exited, BROWSER_CLOSE_MS, 'the browser').catch(() => undefined)
 }

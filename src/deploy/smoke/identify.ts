@@ -4,16 +4,16 @@
 
 import { spawn } from 'node:child_process'
 import { clip } from '../../common/format.ts'
-import { within } from './ending.ts'
-
-/** How long the program has to say what it is. */
-export const VERSION_TIMEOUT_MS = 5_000
+import { BROWSER_VERSION_TIMEOUT_MS, within } from '../../common/timeouts.ts'
 
 /** Chrome, Chromium, Chrome for Testing, Edge: Chromium's family, which the driver speaks to. */
 const CHROMIUM_FAMILY = /Chrom|Edge/
 
 /** Its first line of answer to --version, read within the timeout; its processes ended whatever it does. */
-export async function askVersion(file: string, timeoutMs = VERSION_TIMEOUT_MS): Promise<string | undefined> {
+export async function askVersion(
+  file: string,
+  timeoutMs = BROWSER_VERSION_TIMEOUT_MS,
+): Promise<string | undefined> {
   // Its own process group (POSIX): whatever it starts is ended with it.
   const child = spawn(file, ['--version'], {
     stdio: ['ignore', 'pipe', 'ignore'],
@@ -37,7 +37,7 @@ export async function askVersion(file: string, timeoutMs = VERSION_TIMEOUT_MS): 
   endGroup(child.pid)
   if (running) child.kill('SIGKILL')
   // A program that could not be started (EACCES) never exits: not waited for.
-  if (exited) await within(exited, VERSION_TIMEOUT_MS, file).catch(() => undefined)
+  if (exited) await within(exited, BROWSER_VERSION_TIMEOUT_MS, file).catch(() => undefined)
   return ended ? said.split('\n')[0]?.trim() : undefined
 }
 
@@ -63,7 +63,7 @@ export async function requireChrome(
   if (said !== undefined && CHROMIUM_FAMILY.test(said)) return
   const what =
     said === undefined
-      ? `it did not answer --version within ${VERSION_TIMEOUT_MS / 1000} s`
+      ? `it did not answer --version within ${BROWSER_VERSION_TIMEOUT_MS / 1000} s`
       : said
         ? `it answers --version with "${clip(said, 100)}"`
         : 'it answers --version with nothing'

@@ -15,8 +15,9 @@ import type { EngineName } from '../collect/engines.ts'
 import { browserName } from './browser.ts'
 import { destinationOf } from './addresses.ts'
 import { startGuard, type Guard, type Refusal } from './guard.ts'
-import { AFTER_WATCH_MS, endBrowser, stillAnswering, watchGone, within, type Gone } from './ending.ts'
+import { BROWSER_ANSWER_MS, BROWSER_CLOSE_MS, within } from '../../common/timeouts.ts'
 import { requireChrome } from './identify.ts'
+import { endBrowser, stillAnswering, watchGone, type Gone } from './ending.ts'
 import { followRequests, type Progress } from './pending.ts'
 import { launchBrowser } from './launch.ts'
 import type { Sandbox } from './sandbox.ts'
@@ -93,44 +94,57 @@ export async function watchPage(options: WatchOptions): Promise<Seen> {
       timeoutMs: options.loadTimeoutMs,
       proxy: guard.proxy,
     })
+    let gone: Gone | undefined
     try {
+      const session = await within(browser.target().createCDPSession(), BROWSER_ANSWER_MS, 'the browser')
+      gone = watchGone(browser, session, { now: options.now })
       const seen: Seen = {
         browser: browserName(
           options.browserPath,
-          await within(browser.version(), AFTER_WATCH_MS, 'the browser'),
+          await within(browser.version(), BROWSER_ANSWER_MS, 'the browser'),
         ),
         problems: new ProblemLog(),
         answered: 0,
         sandbox,
       }
-      await watchIn(browser, seen, guard, options)
+      await watchIn({ browser, session, gone }, seen, guard, options)
       seen.refused = { count: guard.refused, named: guard.named, destinations: guard.destinations() }
       return seen
     } finally {
-      await endBrowser(browser)
+      gone?.stop()
+      await endBrowser(browser, !gone?.silent())
     }
   } finally {
-    await guard.close()
+    await within(guard.close(), BROWSER_CLOSE_MS, 'the guard').catch(() => undefined)
   }
 }
 
-async function watchIn(browser: Browser, seen: Seen, guard: Guard, options: WatchOptions): Promise<void> {
+interface Driven {
+  browser: Browser
+  /** The browser's own session: asked whether it still answers. */
+  session: CDPSession
+  gone: Gone
+}
+
+async function watchIn(driven: Driven, seen: Seen, guard: Guard, options: WatchOptions): Promise<void> {
+  const { browser, session, gone } = driven
   const close = () => void browser.close().catch(() => undefined)
   options.signal.addEventListener('abort', close, { once: true })
   try {
-    const page = await browser.newPage()
-    const gone = watchGone(browser, page)
+    // Each step raced against the browser's end: one that stopped answering fails the check in seconds.
+    const page = await gone.race(browser.newPage())
+    gone.follow(page)
     const inFlight = listen(page, seen, guard, options.url)
-    const cdp = await page.createCDPSession()
-    await listenForExceptions(cdp, seen)
-    const progress = await followRequests(cdp, options.now)
-    if (options.basicAuth) await answerAuth(cdp, new URL(options.url).origin, options.basicAuth)
+    const cdp = await gone.race(page.createCDPSession())
+    await gone.race(listenForExceptions(cdp, seen))
+    const progress = await gone.race(followRequests(cdp, options.now))
+    if (options.basicAuth) await gone.race(answerAuth(cdp, new URL(options.url).origin, options.basicAuth))
     await load(page, seen, options, gone)
     await settle(page, inFlight, options, gone.signal).catch((error: unknown) => {
       if (!gone.signal.aborted) throw error
     })
     options.signal.throwIfAborted()
-    const stopped = gone.reason() ?? (await stillAnswering(browser, page))
+    const stopped = gone.reason() ?? (await stillAnswering(session, page))
     if (stopped) return void seen.problems.push({ kind: 'browser', message: stopped })
     stillOpen(inFlight, progress, seen, options.now())
     await readEngineReports(page, seen)
@@ -141,7 +155,7 @@ async function watchIn(browser: Browser, seen: Seen, guard: Guard, options: Watc
     // The page or the browser stopped answering a call: the game did not start, whatever was seen before.
     seen.problems.push({
       kind: 'browser',
-      message: `the browser stopped answering (${errorMessage(error).split('\n')[0]})`,
+      message: gone.reason() ?? `the browser stopped answering (${errorMessage(error).split('\n')[0]})`,
     })
   } finally {
     options.signal.removeEventListener('abort', close)
@@ -270,10 +284,7 @@ async function answerAuth(cdp: CDPSession, origin: string, auth: BasicAuth): Pro
 async function load(page: Page, seen: Seen, options: WatchOptions, gone: Gone): Promise<void> {
   const started = options.now()
   try {
-    const ended = new Promise<never>((_, reject) => {
-      gone.signal.addEventListener('abort', () => reject(new Error(gone.reason())), { once: true })
-    })
-    await Promise.race([page.goto(options.url, { waitUntil: 'load', timeout: options.loadTimeoutMs }), ended])
+    await gone.race(page.goto(options.url, { waitUntil: 'load', timeout: options.loadTimeoutMs }))
     seen.loadMs = options.now() - started
   } catch (error) {
     options.signal.throwIfAborted()
@@ -307,7 +318,7 @@ async function settle(
 }
 
 async function readEngineReports(page: Page, seen: Seen): Promise<void> {
-  const reports = await within(page.evaluate(engineReports), AFTER_WATCH_MS, 'the page').catch(
+  const reports = await within(page.evaluate(engineReports), BROWSER_ANSWER_MS, 'the page').catch(
     (): EngineReport[] => [],
   )
   // Unity's template alerts what its banner shows: said once.
@@ -318,14 +329,16 @@ async function readEngineReports(page: Page, seen: Seen): Promise<void> {
 
 /** The viewport as a PNG, and what the largest canvas on it shows. */
 async function screenshot(browser: Browser, page: Page, seen: Seen, options: WatchOptions): Promise<void> {
-  const rect = await within(page.evaluate(largestCanvas), AFTER_WATCH_MS, 'the page').catch(() => undefined)
+  const rect = await within(page.evaluate(largestCanvas), BROWSER_ANSWER_MS, 'the page').catch(
+    () => undefined,
+  )
   await mkdir(path.dirname(options.screenshotFile), { recursive: true })
-  const png = await within(page.screenshot({ type: 'png' }), AFTER_WATCH_MS, 'the screenshot')
+  const png = await within(page.screenshot({ type: 'png' }), BROWSER_ANSWER_MS, 'the screenshot')
   // A new file of our own: whatever was at that name (a link elsewhere, for one) is removed, not written through.
   await rm(options.screenshotFile, { force: true })
   await writeFile(options.screenshotFile, png, { flag: 'wx', mode: 0o644 })
   seen.screenshot = options.screenshotFile
-  const shows = await within(countColours(browser, Buffer.from(png), rect), AFTER_WATCH_MS, 'the browser')
+  const shows = await within(countColours(browser, Buffer.from(png), rect), BROWSER_ANSWER_MS, 'the browser')
   seen.painted = shows.page
   seen.canvas = shows.canvas
 }
