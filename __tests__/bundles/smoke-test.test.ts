@@ -3,9 +3,10 @@
 // its .wasm and draws passes, and its screenshot is not one flat colour; the same game with its
 // framework served without its Content-Encoding, with a file its loader needs left out by `files`, and
 // with a script that throws each fails naming the cause, and is rolled back; a private preview is
-// opened with its credentials. Without a browser, every test here says skipped.
+// opened with its credentials. Without a browser, every test here says skipped; a `browser` that is
+// not a Chrome is refused before anything is created.
 import assert from 'node:assert/strict'
-import { readFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
@@ -287,3 +288,43 @@ describe('dist/index.js: no browser to be had', () => {
     }
   })
 })
+
+describe(
+  'dist/index.js: a browser that is not a Chrome',
+  { skip: process.platform === 'win32' && 'a shell script' },
+  () => {
+    test('refused before anything is created, what it is named, the run failed', async () => {
+      const emulator = await startEmulator({ rateLimit: false })
+      try {
+        const dir = await tempDir()
+        await writeTree(dir, { 'index.html': '<title>not a browser</title>' })
+        const script = path.join(dir, 'not-chrome.sh')
+        await writeFile(script, '#!/bin/sh\necho "Mozilla Firefox 128.0"\n', { mode: 0o755 })
+        const run = await runAction({
+          entry: path.join(root, 'dist/index.js'),
+          defaults: await actionDefaults(path.join(root, 'action.yml')),
+          cwd: root,
+          inputs: {
+            'api-url': emulator.url,
+            token: TOKEN,
+            'game-id': GAME,
+            comment: 'false',
+            path: dir,
+            namespace: 'smoke-notchrome',
+            'smoke-test': 'true',
+            browser: script,
+          },
+        })
+        assert.equal(run.exitCode, 1, run.stdout)
+        assert.match(
+          run.stdout,
+          /^::error::browser is \S+not-chrome\.sh, which is not Chrome or Chromium: it answers --version with "Mozilla Firefox 128\.0"\./m,
+        )
+        assert.equal(run.outputs['site-id'] ?? '', '')
+        assert.deepEqual(emulator.requests, [], 'no call was made to the service')
+      } finally {
+        await emulator.close()
+      }
+    })
+  },
+)

@@ -6,7 +6,7 @@ import type { ServiceClient } from '../../src/api/client.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
 import { systemClock } from '../../src/common/timeouts.ts'
 import type { Published } from '../../src/deploy/live/prepare.ts'
-import { smokeTest, type SmokeResult } from '../../src/deploy/smoke/index.ts'
+import { chooseBrowser, smokeTest, type SmokeResult } from '../../src/deploy/smoke/index.ts'
 import { watchPage, type Seen } from '../../src/deploy/smoke/watch.ts'
 import { readInputs, type TargetedInputs } from '../../src/inputs/deploy.ts'
 import { getter, tempDir } from './helpers.ts'
@@ -72,6 +72,7 @@ export async function smokeOf(url: string, browser: string, seconds = '2'): Prom
   }
   await smokeTest({
     inputs,
+    browser: (await chooseBrowser(inputs))!,
     run: { client: {} as ServiceClient, signal: new AbortController().signal, clock: systemClock },
     published,
     url,

@@ -17,7 +17,7 @@ import { deployReport } from '../../../src/deploy/account.ts'
 import type { Published } from '../../../src/deploy/live/prepare.ts'
 import type { DeployResult } from '../../../src/deploy/pipeline.ts'
 import { findBrowser } from '../../../src/deploy/smoke/browser.ts'
-import { smokeTest, type SmokeResult } from '../../../src/deploy/smoke/index.ts'
+import { chooseBrowser, smokeTest, type SmokeResult } from '../../../src/deploy/smoke/index.ts'
 import { watchPage, type Seen } from '../../../src/deploy/smoke/watch.ts'
 import { readInputs, type TargetedInputs } from '../../../src/inputs/deploy.ts'
 import { getter, tempDir } from '../../support/helpers.ts'
@@ -102,6 +102,7 @@ describe('a page that says too much: the account stays bounded', { skip: noBrows
     }
     await smokeTest({
       inputs,
+      browser: (await chooseBrowser(inputs))!,
       run: { client: {} as ServiceClient, signal: new AbortController().signal, clock: systemClock },
       published,
       url,

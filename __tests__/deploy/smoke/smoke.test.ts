@@ -329,8 +329,11 @@ describe('smokeTest: how a failure ends', () => {
       provisioned: { namespaceId: 'ns-1', nameId: 'pr-1' },
     }
     const logger = memoryLogger()
+    const inputs = inputsWith(values)
     const ended = await smokeTest({
-      inputs: inputsWith(values),
+      inputs,
+      // What chooseBrowser finds, not asked what it is: the watch here is a stand-in.
+      browser: findBrowser({ given: inputs.smoke.browser, env: {}, platform: process.platform }),
       run: { client, signal: new AbortController().signal, clock: systemClock },
       published,
       url: URL_,

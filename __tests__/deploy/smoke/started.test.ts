@@ -1,7 +1,8 @@
 // Started means started (issue 46), in the machine's Chrome or Chromium: a page whose main thread
-// freezes, whose renderer is killed mid-watch, fails the check within seconds of the watch, the
-// problems seen before kept, and every process the check started ended. Served from 127.0.0.1; without
-// a browser, skipped.
+// freezes, whose renderer is killed, whose browser stops (SIGSTOP) mid-watch or while it loads, fails
+// the check within seconds, the problems seen before kept, and every process the check started ended.
+// Served from 127.0.0.1; without a browser, skipped. A `browser` that is not a Chrome (a shell script)
+// is refused before the deploy creates anything, against the emulator.
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
@@ -9,9 +10,17 @@ import path from 'node:path'
 import { setTimeout } from 'node:timers/promises'
 import type { Server } from 'node:http'
 import { after, before, describe, test } from 'node:test'
+import { UsageError } from '../../../src/api/errors.ts'
+import { memoryLogger } from '../../../src/common/logger.ts'
+import { deploy } from '../../../src/deploy/pipeline.ts'
 import { findBrowser } from '../../../src/deploy/smoke/browser.ts'
+import { chooseBrowser } from '../../../src/deploy/smoke/index.ts'
+import type { Emulator } from '../../../src/emulator/index.ts'
+import { readInputs } from '../../../src/inputs/deploy.ts'
+import { GAME, TOKEN } from '../../support/actions.ts'
+import { startTestEmulator } from '../../support/emulator.ts'
 import type { Seen } from '../../../src/deploy/smoke/watch.ts'
-import { tempDir } from '../../support/helpers.ts'
+import { getter, tempDir, writeTree } from '../../support/helpers.ts'
 import { CANVAS, servePages, smokeOf } from '../../support/smoke-page.ts'
 
 const browser = findBrowser({ env: process.env, platform: process.platform })
@@ -174,22 +183,6 @@ addEventListener('load', () => fetch('/stop-browser'))
   )
 
   test(
-    'a browser that is not a Chrome (a shell script): refused at once, what it is named, nothing of it left running',
-    { ...BOUND, skip: process.platform === 'win32' && 'a shell script' },
-    async () => {
-      const dir = await tempDir()
-      const script = path.join(dir, 'not-chrome.sh')
-      const pidFile = path.join(dir, 'child.pid')
-      await writeFile(script, `#!/bin/sh\nsleep 300 &\necho $! > ${pidFile}\nwait\n`, { mode: 0o755 })
-      const { smoke } = await smokeOf(`${origin}/frozen/`, script)
-      assert.equal(smoke.status, 'skipped')
-      assert.match(smoke.line, /is not Chrome or Chromium: it did not answer --version within 5 s/)
-      const child = Number(await readFile(pidFile, 'utf8'))
-      assert.ok(await ended(child), `its child ${child} is left running`)
-    },
-  )
-
-  test(
     'a request not ended when the watch ends: failed, its URL, the bytes arrived and for how long named',
     BOUND,
     async () => {
@@ -240,4 +233,76 @@ addEventListener('load', () => fetch('/stop-browser'))
       assert.match(smoke.line, /the canvas \(320×200\) shows one flat colour \(#ffffff\) where it is seen/)
     },
   )
+})
+
+describe('a browser that is not a Chrome', { skip: process.platform === 'win32' && 'shell scripts' }, () => {
+  let emulator: Emulator
+  let site: string
+  before(async () => {
+    emulator = await startTestEmulator({ rateLimit: false })
+    site = await tempDir()
+    await writeTree(site, { 'index.html': '<title>a game</title>' })
+  })
+  after(() => emulator?.close())
+
+  const deployWith = (browser: string) =>
+    deploy(
+      readInputs(
+        getter({
+          'api-url': emulator.url,
+          token: TOKEN,
+          'game-id': GAME,
+          path: site,
+          namespace: 'pr-1',
+          'smoke-test': 'true',
+          browser,
+        }),
+      ),
+      { logger: memoryLogger(), tempDir: site },
+    )
+
+  test(
+    'a shell script that does not answer: the deploy refused before anything is created, what it is named, nothing of it left running',
+    BOUND,
+    async () => {
+      const dir = await tempDir()
+      const script = path.join(dir, 'not-chrome.sh')
+      const pidFile = path.join(dir, 'child.pid')
+      await writeFile(script, `#!/bin/sh\nsleep 300 &\necho $! > ${pidFile}\nwait\n`, { mode: 0o755 })
+      await assert.rejects(deployWith(script), (error: unknown) => {
+        assert.ok(error instanceof UsageError, String(error))
+        assert.equal(
+          error.message,
+          `browser is ${script}, which is not Chrome or Chromium: it did not answer --version within 5 s. Set browser to a Chrome or Chromium's path, or smoke-test: false`,
+        )
+        return true
+      })
+      assert.deepEqual(emulator.requests, [], 'no call was made to the service')
+      const child = Number(await readFile(pidFile, 'utf8'))
+      assert.ok(await ended(child), `its child ${child} is left running`)
+    },
+  )
+
+  test('a script that says it is another browser: refused at once, what it said quoted', BOUND, async () => {
+    const script = path.join(await tempDir(), 'firefox')
+    await writeFile(script, '#!/bin/sh\necho "Mozilla Firefox 128.0"\n', { mode: 0o755 })
+    await assert.rejects(
+      deployWith(script),
+      new RegExp(
+        `^UsageError: browser is ${script}, which is not Chrome or Chromium: it answers --version with "Mozilla Firefox 128\\.0"\\.`,
+      ),
+    )
+    assert.deepEqual(emulator.requests, [])
+  })
+
+  test('one named by CHROME_BIN: refused, the variable named', BOUND, async () => {
+    const script = path.join(await tempDir(), 'chrome')
+    await writeFile(script, '#!/bin/sh\necho "not a browser"\n', { mode: 0o755 })
+    await assert.rejects(
+      chooseBrowser({ smoke: { enabled: true, browser: undefined, watchMs: 1000 } }, { CHROME_BIN: script }),
+      new RegExp(
+        `^UsageError: CHROME_BIN names ${script}, which is not Chrome or Chromium: it answers --version with "not a browser"`,
+      ),
+    )
+  })
 })

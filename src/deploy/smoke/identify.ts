@@ -1,9 +1,14 @@
-// Whether the program the smoke test is to open the game in is a Chrome or Chromium, asked before it
-// is launched: anything else (a script, another browser) would be waited on for the whole launch
-// timeout and leave its children running. Its answer to --version says what it is.
+// Whether the program the smoke test is to open the game in is a Chrome or Chromium, asked before the
+// deploy creates anything: anything else (a script, another browser) would be waited on for the whole
+// launch timeout and leave its children running. Its answer to --version says what it is; one that is
+// not a Chrome is refused, the run failed before anything is uploaded.
 
 import { spawn } from 'node:child_process'
+import { UsageError } from '../../api/errors.ts'
 import { clip } from '../../common/format.ts'
+import { inputAssignment, inputName } from '../../common/input-naming.ts'
+import { Input } from '../../inputs/constants.ts'
+import type { FoundBrowser } from './browser.ts'
 import { BROWSER_VERSION_TIMEOUT_MS, within } from '../../common/timeouts.ts'
 
 /** Chrome, Chromium, Chrome for Testing, Edge: Chromium's family, which the driver speaks to. */
@@ -50,16 +55,24 @@ function endGroup(pid: number | undefined): void {
   }
 }
 
+/** How the program was named: `browser is X`, `CHROME_BIN names X`, `X, at this OS's usual path,`. */
+function named(browser: FoundBrowser): string {
+  if (browser.from === inputName(Input.Browser)) return `${browser.from} is ${browser.path}, which`
+  if (browser.from === browser.path) return `${browser.path}, at this OS's usual path for one,`
+  return `${browser.from} names ${browser.path}, which`
+}
+
 /**
- * Throws, naming the program and what it said, when it is not one of Chromium's family. Chrome on
- * Windows prints nothing for --version: there, the launch's own timeout is left to tell.
+ * Throws a UsageError, naming the program, where it was named and what it said, when it is not one of
+ * Chromium's family. Chrome on Windows prints nothing for --version: there, the launch's own timeout
+ * is left to tell.
  */
 export async function requireChrome(
-  file: string,
+  browser: FoundBrowser,
   platform: NodeJS.Platform = process.platform,
 ): Promise<void> {
   if (platform === 'win32') return
-  const said = await askVersion(file)
+  const said = await askVersion(browser.path)
   if (said !== undefined && CHROMIUM_FAMILY.test(said)) return
   const what =
     said === undefined
@@ -67,5 +80,7 @@ export async function requireChrome(
       : said
         ? `it answers --version with "${clip(said, 100)}"`
         : 'it answers --version with nothing'
-  throw new Error(`${file} is not Chrome or Chromium: ${what}`)
+  throw new UsageError(
+    `${named(browser)} is not Chrome or Chromium: ${what}. Set ${inputName(Input.Browser)} to a Chrome or Chromium's path, or ${inputAssignment(Input.SmokeTest, 'false')}`,
+  )
 }

@@ -16,7 +16,6 @@ import { browserName } from './browser.ts'
 import { destinationOf } from './addresses.ts'
 import { startGuard, type Guard, type Refusal } from './guard.ts'
 import { BROWSER_ANSWER_MS, BROWSER_CLOSE_MS, within } from '../../common/timeouts.ts'
-import { requireChrome } from './identify.ts'
 import { endBrowser, stillAnswering, watchGone, type Gone } from './ending.ts'
 import { followRequests, type Progress } from './pending.ts'
 import { launchBrowser } from './launch.ts'
@@ -86,7 +85,6 @@ export interface WatchOptions {
 }
 
 export async function watchPage(options: WatchOptions): Promise<Seen> {
-  await requireChrome(options.browserPath)
   const guard = await startGuard({ own: destinationOf(new URL(options.url)) })
   try {
     const { browser, sandbox } = await launchBrowser({
