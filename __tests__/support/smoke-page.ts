@@ -41,6 +41,8 @@ export interface SmokeRun {
   smoke: SmokeResult
   lines: string[]
   seen?: Seen
+  /** The publish the smoke test was of. */
+  published: Published
 }
 
 export async function smokeOf(url: string, browser: string, seconds = '2'): Promise<SmokeRun> {
@@ -81,5 +83,5 @@ export async function smokeOf(url: string, browser: string, seconds = '2'): Prom
     tempDir: await tempDir(),
     watch: async (options) => (seen = await watchPage(options)),
   })
-  return { smoke: journal.smoke!, lines: logger.lines, seen }
+  return { smoke: journal.smoke!, lines: logger.lines, seen, published }
 }

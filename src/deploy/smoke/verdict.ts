@@ -6,6 +6,7 @@ import { formatBytes, formatSeconds, plural } from '../../common/format.ts'
 import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
 import { COMPRESSIONS, ENGINES } from '../collect/engines.ts'
+import type { StartSeen } from './engine-start.ts'
 import type { CanvasSeen } from './in-page.ts'
 import type { Problem, Seen } from './watch.ts'
 
@@ -31,7 +32,8 @@ export interface SmokeResult {
 export function judge(seen: Seen, watchMs: number): SmokeResult {
   const { problems, canvas } = seen
   const failedRequests = problems.count('request')
-  const errors = problems.count() - failedRequests
+  const notStarted = startProblem(seen.started)
+  const errors = problems.count() - failedRequests + (notStarted ? 1 : 0)
   // Judged on what shows in the screenshot: a page of one colour painted nothing, and a canvas
   // under a loading bar is what is left of it in sight.
   const blank = seen.painted !== undefined && seen.painted.colours <= 1
@@ -52,19 +54,21 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
         ? 'the canvas covered by the page'
         : flat
           ? `the canvas one flat colour (${canvas.first})`
-          : 'the canvas drew'
+          : `the canvas drew${webglOf(seen.started)}`
   const screenshot = seen.screenshot
   // The page froze, crashed, the browser went away, or the page left: what decided, whatever came before.
   const first =
     problems.kept.find((p) => p.kind === 'browser') ??
     problems.kept.find((p) => p.kind === 'left') ??
+    notStarted ??
     problems.kept[0]
   if (!first && !flat) {
     const when = seen.loadMs === undefined ? '' : ` in ${formatSeconds(seen.loadMs)}`
+    const said = engineSaid(seen.started)
     return {
       status: 'passed',
-      line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
-      decidedBy: `no problem seen, and ${canvas ? 'the canvas drew' : 'the page painted'} (screenshot)`,
+      line: `the game started in ${seen.browser}${when}: ${said ? `${said}, ` : ''}${counts.join(', ')}, ${drew}`,
+      decidedBy: `${said ? `${said}, ` : ''}no problem seen, and ${canvas ? 'the canvas drew' : 'the page painted'} (screenshot)`,
       screenshot,
     }
   }
@@ -74,7 +78,7 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
     line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
     problem,
     decidedBy: first ? signalOf(first) : drawnSignal(blank, canvas),
-    remedy: remedyFor(problems.kept, first, watchMs),
+    remedy: remedyFor(notStarted ? [...problems.kept, notStarted] : problems.kept, first, watchMs),
     screenshot,
   }
 }
@@ -99,6 +103,60 @@ function signalOf(problem: Problem): string {
       return `${ENGINES[problem.engine].name}'s report on the page`
     case 'load':
       return 'the page did not load'
+    case 'start':
+      return `${ENGINES[problem.engine].name}'s start: ${START_SIGNALS[problem.why]}`
+  }
+}
+
+const START_SIGNALS = {
+  rejected: 'its promise rejected',
+  pending: 'its promise not resolved within the watch',
+  'no-webgl': 'no WebGL context created',
+} as const
+
+/** "Unity said it started (createUnityInstance resolved at 2.6 s, WebGL2)"; undefined without an engine's word. */
+function engineSaid(started: StartSeen | undefined): string | undefined {
+  const engine = started?.engine
+  if (engine?.resolvedMs === undefined) return undefined
+  const webgl = webglOf(started).replace(/^ \((.*)\)$/, ', $1')
+  return `${ENGINES[engine.engine].name} said it started (${engine.call} resolved at ${formatSeconds(engine.resolvedMs)}${webgl})`
+}
+
+/** " (WebGL2)" when the page created a WebGL context; "" when it created none. */
+function webglOf(started: StartSeen | undefined): string {
+  const created = started?.webgl.created ?? []
+  const kind = created.includes('webgl2') ? 'WebGL2' : created.length ? 'WebGL' : undefined
+  return kind ? ` (${kind})` : ''
+}
+
+/**
+ * Where the page's engine said whether it started: its start promise rejected, had not resolved when
+ * the watch ended, or resolved without any WebGL context created.
+ */
+function startProblem(started: StartSeen | undefined): Problem | undefined {
+  const engine = started?.engine
+  if (!engine) return undefined
+  const name = ENGINES[engine.engine].name
+  const base = { kind: 'start', engine: engine.engine } as const
+  if (engine.rejected !== undefined)
+    return {
+      ...base,
+      why: 'rejected',
+      message: `${name} did not start: ${engine.call} rejected (${engine.rejected})`,
+    }
+  if (engine.resolvedMs === undefined)
+    return {
+      ...base,
+      why: 'pending',
+      message: `${name} did not say it started: ${engine.call} had not resolved when the watch ended`,
+    }
+  const { webgl } = started
+  if (webgl.created.length) return undefined
+  const refused = webgl.refused.length ? ` (${webgl.refused.join(', ')} refused)` : ''
+  return {
+    ...base,
+    why: 'no-webgl',
+    message: `${name} said it started (${engine.call} resolved), but no WebGL context was created${refused}`,
   }
 }
 
@@ -148,6 +206,8 @@ export function describeProblem(problem: Problem): string {
       return problem.message
     case 'left':
       return `the page left the deployed URL for ${problem.url}`
+    case 'start':
+      return problem.message
   }
 }
 
@@ -178,6 +238,10 @@ function remedyFor(problems: readonly Problem[], first: Problem | undefined, wat
   if (first.kind === 'request' && first.stalled)
     return `the host stalled on it, or the game waits on a request that never ends: open the URL in a browser and watch its network panel; if the file is only slow, raise ${inputName(Input.SmokeTestSeconds)}`
   if (first.kind === 'request') return requestRemedy(first.status)
+  if (first.kind === 'start' && first.why === 'pending')
+    return `if the game takes longer than ${formatSeconds(2 * watchMs)} after its page loaded to start, raise ${inputName(Input.SmokeTestSeconds)}; else open the URL in a browser and watch its console and network panel`
+  if (first.kind === 'start' && first.why === 'no-webgl')
+    return "the game ran without WebGL: check that it starts in a browser without a GPU (the smoke test's Chrome renders WebGL in software, with SwiftShader)"
   const said = problems
     .filter((p) => p.kind !== 'request')
     .map(describeProblem)

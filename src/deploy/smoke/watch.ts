@@ -18,6 +18,7 @@ import { startGuard, type Guard, type Refusal } from './guard.ts'
 import { BROWSER_ANSWER_MS, BROWSER_CLOSE_MS, within } from '../../common/timeouts.ts'
 import { endBrowser, stillAnswering, watchGone, type Gone } from './ending.ts'
 import { followRequests, type Progress } from './pending.ts'
+import { followStarts, type StartSeen } from './engine-start.ts'
 import { launchBrowser } from './launch.ts'
 import type { Sandbox } from './sandbox.ts'
 import {
@@ -48,6 +49,8 @@ export type Problem =
   | { kind: 'left'; url: string }
   /** The page froze or crashed, or the browser stopped answering. */
   | { kind: 'browser'; message: string }
+  /** The engine said it did not start, or did not say it started (verdict.ts, from Seen.started). */
+  | { kind: 'start'; engine: EngineName; message: string; why: 'rejected' | 'pending' | 'no-webgl' }
 
 export interface Seen {
   /** "Chromium 156". */
@@ -60,6 +63,8 @@ export interface Seen {
   answered: number
   /** The largest canvas the page shows, as the screenshot has it; undefined when it shows none. */
   canvas?: CanvasSeen
+  /** The engine's own word that it started, and the WebGL contexts created; undefined before the watch's end. */
+  started?: StartSeen
   /** What the whole screenshot shows; undefined when none could be taken. */
   painted?: PageSeen
   /** The PNG written; undefined when none could be taken. */
@@ -136,11 +141,14 @@ async function watchIn(driven: Driven, seen: Seen, guard: Guard, options: WatchO
     const cdp = await gone.race(page.createCDPSession())
     await gone.race(listenForExceptions(cdp, seen))
     const progress = await gone.race(followRequests(cdp, options.now))
+    const starts = await gone.race(followStarts(cdp, page, options.now))
     if (options.basicAuth) await gone.race(answerAuth(cdp, new URL(options.url).origin, options.basicAuth))
-    await load(page, seen, options, gone)
-    await settle(page, inFlight, options, gone.signal).catch((error: unknown) => {
+    const navigated = await load(page, seen, options, gone)
+    const waiting = () => (inFlight.size > 0 || starts.pending()) && !page.isClosed()
+    await settle(waiting, options, gone.signal).catch((error: unknown) => {
       if (!gone.signal.aborted) throw error
     })
+    seen.started = starts.seen(navigated)
     options.signal.throwIfAborted()
     const stopped = gone.reason() ?? (await stillAnswering(session, page))
     if (stopped) return void seen.problems.push({ kind: 'browser', message: stopped })
@@ -279,34 +287,31 @@ async function answerAuth(cdp: CDPSession, origin: string, auth: BasicAuth): Pro
   })
 }
 
-async function load(page: Page, seen: Seen, options: WatchOptions, gone: Gone): Promise<void> {
+/** Opens the URL; returns when the navigation started. */
+async function load(page: Page, seen: Seen, options: WatchOptions, gone: Gone): Promise<number> {
   const started = options.now()
   try {
     await gone.race(page.goto(options.url, { waitUntil: 'load', timeout: options.loadTimeoutMs }))
     seen.loadMs = options.now() - started
   } catch (error) {
     options.signal.throwIfAborted()
-    if (gone.signal.aborted) return
+    if (gone.signal.aborted) return started
     const message = errorMessage(error).split('\n')[0]!
     seen.problems.push({ kind: 'load', message })
   }
+  return started
 }
 
 const IN_FLIGHT_CHECK_MS = 100
 
 /**
- * Watches for watchMs after the load, then while requests are in flight, for as long again at most:
- * a game that polls or streams is not waited for beyond that.
+ * Watches for watchMs after the load, then while requests are in flight or the engine's start has not
+ * resolved, for as long again at most: a game that polls or streams is not waited for beyond that.
  */
-async function settle(
-  page: Page,
-  inFlight: Set<HTTPRequest>,
-  options: WatchOptions,
-  gone: AbortSignal,
-): Promise<void> {
+async function settle(waiting: () => boolean, options: WatchOptions, gone: AbortSignal): Promise<void> {
   const signal = AbortSignal.any([options.signal, gone])
   await sleep(options.watchMs, undefined, { signal })
-  const settled = () => Promise.resolve(inFlight.size && !page.isClosed() ? {} : undefined)
+  const settled = () => Promise.resolve(waiting() ? {} : undefined)
   await pollUntil(settled, {
     timeoutMs: options.watchMs,
     clock: { now: options.now },
