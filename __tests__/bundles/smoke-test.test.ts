@@ -1,10 +1,10 @@
 // The smoke test through dist/index.js against the emulator at its defaults, in the machine's Chrome or
-// Chromium (Debian's chromium in CI, which .ci/run installs): a small game that streams and instantiates
-// its .wasm and draws passes, and its screenshot is not one flat colour; the same game with its
-// framework served without its Content-Encoding, with a file its loader needs left out by `files`, and
-// with a script that throws each fails naming the cause, and is rolled back; a private preview is
-// opened with its credentials. Without a browser, every test here says skipped; a `browser` that is
-// not a Chrome is refused before anything is created.
+// Chromium (Debian's chromium in CI, which .ci/run installs): a small game that streams and
+// instantiates its .wasm and draws with WebGL2 passes, saying Unity said it started, and its screenshot
+// is not one flat colour; the same game with its framework served without its Content-Encoding, with a
+// file its loader needs left out by `files`, and with a script that throws each fails naming the cause,
+// and is rolled back; a private preview is opened with its credentials. Without a browser, every test
+// here says skipped; a `browser` that is not a Chrome is refused before anything is created.
 import assert from 'node:assert/strict'
 import { readFile, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
@@ -114,8 +114,9 @@ describe('dist/index.js: the smoke test in a real browser', { skip: noBrowser },
     assert.equal(run.outputs['smoke-test'], 'passed')
     assert.match(
       run.stdout,
-      /^Smoke test: the game started in (Chromium|Chrome) \d+ in \d+\.\d s: 0 errors, 5 requests answered, the canvas drew$/m,
+      /^Smoke test: the game started in (Chromium|Chrome) \d+ in \d+\.\d s: Unity said it started \(createUnityInstance resolved at \d+\.\d s, WebGL2\), 0 errors, 5 requests answered, the canvas drew \(WebGL2\)$/m,
     )
+    assert.match(run.stdout, /^Smoke test decided by: Unity said it started \(createUnityInstance resolved/m)
     if (process.platform === 'linux' && process.geteuid?.() === 0)
       assert.match(
         run.stdout,
@@ -125,7 +126,7 @@ describe('dist/index.js: the smoke test in a real browser', { skip: noBrowser },
     assert.equal(path.dirname(screenshot), runnerTemp)
     assert.match(screenshot, /gamehost-screenshot-\d+\.png$/)
     assert.match(run.stdout, new RegExp(`^Screenshot: ${screenshot.replace(/[.]/g, '\\.')}$`, 'm'))
-    // The page's white, the game's background and its orange rectangle, its text.
+    // The page's white, the game's background, its orange rectangle and its data bar.
     assert.ok((await pngColours(screenshot)) > 2, 'the screenshot shows what the game drew')
     assert.match(run.summary, /Smoke test.*the game started in/)
   })

@@ -28,6 +28,9 @@ export interface SmokeResult {
   rolledBackTo?: string
 }
 
+/** What makes an engine's start fail, rather than what it says after. */
+const CAUSES: ReadonlySet<Problem['kind']> = new Set(['request', 'exception', 'load'])
+
 /** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
 export function judge(seen: Seen, watchMs: number): SmokeResult {
   const { problems, canvas } = seen
@@ -57,9 +60,12 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
           : `the canvas drew${webglOf(seen.started)}`
   const screenshot = seen.screenshot
   // The page froze, crashed, the browser went away, or the page left: what decided, whatever came before.
+  // An engine that did not start says so after its cause (a file refused, a script that threw): the
+  // cause first, where one was seen, else the engine's word.
   const first =
     problems.kept.find((p) => p.kind === 'browser') ??
     problems.kept.find((p) => p.kind === 'left') ??
+    (notStarted && problems.kept.find((p) => CAUSES.has(p.kind))) ??
     notStarted ??
     problems.kept[0]
   if (!first && !flat) {
