@@ -1,11 +1,12 @@
 // The smoke test through dist/index.js against the emulator at its defaults, in the machine's Chrome or
-// Chromium (Debian's chromium in CI, which .ci/run installs): a small game that streams and instantiates
-// its .wasm and draws passes, and its screenshot is not one flat colour; the same game with its
-// framework served without its Content-Encoding, with a file its loader needs left out by `files`, and
-// with a script that throws each fails naming the cause, and is rolled back; a private preview is
-// opened with its credentials. Without a browser, every test here says skipped.
+// Chromium (Debian's chromium in CI, which .ci/run installs): a small game that streams and
+// instantiates its .wasm and draws with WebGL2 passes, saying Unity said it started, and its screenshot
+// is not one flat colour; the same game with its framework served without its Content-Encoding, with a
+// file its loader needs left out by `files`, and with a script that throws each fails naming the cause,
+// and is rolled back; a private preview is opened with its credentials. Without a browser, every test
+// here says skipped; a `browser` that is not a Chrome is refused before anything is created.
 import assert from 'node:assert/strict'
-import { readFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
@@ -24,7 +25,7 @@ const SEED_VERSION = '8c5a1f3e-2b7d-4c9a-b6e0-1f4d7a2c9e53'
 const browser = findBrowser({ env: process.env, platform: process.platform })
 const noBrowser = 'missing' in browser ? browser.missing : undefined
 
-/** Distinct colours of a PNG's pixels, counted by the browser as the smoke test counts a canvas's. */
+/** Distinct colours of a PNG's pixels, counted by the browser as the smoke test counts a page's. */
 async function pngColours(file: string): Promise<number> {
   const { default: puppeteer } = await import('puppeteer-core')
   const chrome = await puppeteer.launch({
@@ -35,10 +36,7 @@ async function pngColours(file: string): Promise<number> {
     args: launchArgs({ sandbox: false }),
   })
   try {
-    const png = await readFile(file)
-    // The PNG's own size is in its header: width and height, big-endian, at bytes 16 and 20.
-    const rect = { x: 0, y: 0, width: png.readUInt32BE(16), height: png.readUInt32BE(20) }
-    return (await countColours(chrome, png, rect)).colours
+    return (await countColours(chrome, await readFile(file), undefined)).page.colours
   } finally {
     await chrome.close()
   }
@@ -116,8 +114,9 @@ describe('dist/index.js: the smoke test in a real browser', { skip: noBrowser },
     assert.equal(run.outputs['smoke-test'], 'passed')
     assert.match(
       run.stdout,
-      /^Smoke test: the game started in (Chromium|Chrome) \d+ in \d+\.\d s: 0 errors, 5 requests answered, the canvas drew$/m,
+      /^Smoke test: the game started in (Chromium|Chrome) \d+ in \d+\.\d s: Unity said it started \(createUnityInstance resolved at \d+\.\d s, WebGL2\), 0 errors, 5 requests answered, the canvas drew \(WebGL2\)$/m,
     )
+    assert.match(run.stdout, /^Smoke test decided by: Unity said it started \(createUnityInstance resolved/m)
     if (process.platform === 'linux' && process.geteuid?.() === 0)
       assert.match(
         run.stdout,
@@ -127,7 +126,7 @@ describe('dist/index.js: the smoke test in a real browser', { skip: noBrowser },
     assert.equal(path.dirname(screenshot), runnerTemp)
     assert.match(screenshot, /gamehost-screenshot-\d+\.png$/)
     assert.match(run.stdout, new RegExp(`^Screenshot: ${screenshot.replace(/[.]/g, '\\.')}$`, 'm'))
-    // The page's white, the game's background and its orange rectangle, its text.
+    // The page's white, the game's background, its orange rectangle and its data bar.
     assert.ok((await pngColours(screenshot)) > 2, 'the screenshot shows what the game drew')
     assert.match(run.summary, /Smoke test.*the game started in/)
   })
@@ -290,3 +289,43 @@ describe('dist/index.js: no browser to be had', () => {
     }
   })
 })
+
+describe(
+  'dist/index.js: a browser that is not a Chrome',
+  { skip: process.platform === 'win32' && 'a shell script' },
+  () => {
+    test('refused before anything is created, what it is named, the run failed', async () => {
+      const emulator = await startEmulator({ rateLimit: false })
+      try {
+        const dir = await tempDir()
+        await writeTree(dir, { 'index.html': '<title>not a browser</title>' })
+        const script = path.join(dir, 'not-chrome.sh')
+        await writeFile(script, '#!/bin/sh\necho "Mozilla Firefox 128.0"\n', { mode: 0o755 })
+        const run = await runAction({
+          entry: path.join(root, 'dist/index.js'),
+          defaults: await actionDefaults(path.join(root, 'action.yml')),
+          cwd: root,
+          inputs: {
+            'api-url': emulator.url,
+            token: TOKEN,
+            'game-id': GAME,
+            comment: 'false',
+            path: dir,
+            namespace: 'smoke-notchrome',
+            'smoke-test': 'true',
+            browser: script,
+          },
+        })
+        assert.equal(run.exitCode, 1, run.stdout)
+        assert.match(
+          run.stdout,
+          /^::error::browser is \S+not-chrome\.sh, which is not Chrome or Chromium: it answers --version with "Mozilla Firefox 128\.0"\./m,
+        )
+        assert.equal(run.outputs['site-id'] ?? '', '')
+        assert.deepEqual(emulator.requests, [], 'no call was made to the service')
+      } finally {
+        await emulator.close()
+      }
+    })
+  },
+)

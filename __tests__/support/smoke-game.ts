@@ -1,8 +1,8 @@
 // A small game a browser can start, laid out as a gzip-compressed Unity WebGL build: a page and its
-// template's banner, a loader that loads the framework (a script), streams and instantiates the
-// .wasm (a real module, hand-written: it exports colour(), the colour the framework draws), fetches
-// the data, and draws on the canvas. Its loader reports start-up errors to the page as Unity's does
-// (a red banner in #unity-warning, an alert). For writeTree.
+// template's banner, a loader that loads the framework (a script), streams and instantiates the .wasm
+// (a real module, hand-written: it exports colour(), the colour the framework draws), fetches the data,
+// and draws on the canvas with WebGL2, as Unity does. Its loader reports start-up errors to the page as
+// Unity's does (a red banner in #unity-warning, an alert). For writeTree.
 
 import { gzipSync } from 'node:zlib'
 
@@ -67,14 +67,24 @@ const LOADER = `function createUnityInstance(canvas, config) {
 }
 `
 
+/** Draws as Unity's framework does, with WebGL2, every frame: the wasm's colour, and a bar as long as the data. */
 const FRAMEWORK = `function unityFramework(Module) {
-  const context = Module.canvas.getContext('2d')
-  context.fillStyle = '#102030'
-  context.fillRect(0, 0, Module.canvas.width, Module.canvas.height)
-  context.fillStyle = '#' + Module.colour.toString(16).padStart(6, '0')
-  context.fillRect(40, 40, 160, 100)
-  context.fillStyle = '#ffffff'
-  context.fillText('data: ' + Module.data.byteLength + ' bytes', 10, 190)
+  const gl = Module.canvas.getContext('webgl2')
+  if (!gl) throw new Error('WebGL 2.0 is not supported in this browser')
+  const colour = (rgb) => [(rgb >> 16) & 255, (rgb >> 8) & 255, rgb & 255].map((c) => c / 255)
+  const fill = (rgb, x, y, width, height) => {
+    gl.scissor(x, Module.canvas.height - y - height, width, height)
+    gl.clearColor(...colour(rgb), 1)
+    gl.clear(gl.COLOR_BUFFER_BIT)
+  }
+  const frame = () => {
+    gl.enable(gl.SCISSOR_TEST)
+    fill(0x102030, 0, 0, Module.canvas.width, Module.canvas.height)
+    fill(Module.colour, 40, 40, 160, 100)
+    fill(0xffffff, 10, 180, Math.min(300, Module.data.byteLength * 4), 6)
+    requestAnimationFrame(frame)
+  }
+  frame()
   return {}
 }
 `

@@ -1,7 +1,7 @@
 // Every time limit of a run: those derived once from `request-timeout` (the API client and the
 // upload's PUTs read them from here, so changing what the input means is one edit), the bounds of the
 // inputs that set one, and the fixed ones (GitHub's calls, an operation's deadline, the smoke test's
-// page load, git's answer to the CLI).
+// page load and browser, git's answer to the CLI); and `within`, which holds a call to one.
 
 /** What durations are measured on: Date.now, or a test's virtual time. */
 export interface Clock {
@@ -26,6 +26,18 @@ export const DEFAULT_SMOKE_TEST_SECONDS = 3
 export const MAX_SMOKE_TEST_SECONDS = 120
 /** How long the page may take to load: the seen-live bound, since the host already served it. */
 export const PAGE_LOAD_TIMEOUT_MS = 60_000
+/**
+ * How long the smoke test's browser or page may take to answer one call once the watch is over, and
+ * how long the browser may stay silent while the page is watched before it is said to have stopped
+ * answering: a busy runner answers in well under a second.
+ */
+export const BROWSER_ANSWER_MS = 5_000
+/** The bound of any one call to the browser the driver makes (puppeteer's protocolTimeout). */
+export const BROWSER_CALL_TIMEOUT_MS = 30_000
+/** How long the browser is given to close before its processes are killed, and then to be gone. */
+export const BROWSER_CLOSE_MS = 3_000
+/** How long the program named as the browser has to say what it is (its answer to --version). */
+export const BROWSER_VERSION_TIMEOUT_MS = 5_000
 
 /**
  * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
@@ -84,5 +96,23 @@ export function timeoutsFor(requestTimeoutMs: number, serviceLimitMs = SERVICE_R
     apiStallMs,
     apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / 10),
     putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
+  }
+}
+
+/** A call not answered within its time limit: what it was, and the limit. */
+export class TimeLimitError extends Error {
+  override name = 'TimeLimitError'
+}
+
+/** The call's answer, or a TimeLimitError naming it once ms have passed without one. */
+export async function within<T>(call: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimeLimitError(`${what} did not answer within ${ms / 1000} s`)), ms)
+  })
+  try {
+    return await Promise.race([call, late])
+  } finally {
+    clearTimeout(timer)
   }
 }

@@ -16,7 +16,7 @@ import { uploadSite } from './upload/site.ts'
 import { publishAndSee } from './live/publish-and-see.ts'
 import { recheckOlder } from './live/meanwhile.ts'
 import type { PollOptions, Verification } from './live/verify.ts'
-import { smokeTest, type SmokeResult } from './smoke/index.ts'
+import { chooseBrowser, smokeTest, type ChosenBrowser, type SmokeResult } from './smoke/index.ts'
 import { checkOlder, type CompareCommits, type OlderCheck } from './target/older.ts'
 import { namespaceUrl } from './live/version-config.ts'
 import { readServedRecord, type BuildSource, type RecordFile, type SiteRecord } from './collect/record.ts'
@@ -114,6 +114,8 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
   const started = run.clock.now()
   const finished = (result: DeployResult) => Object.assign(result, { durationMs: run.clock.now() - started })
   try {
+    // A local check: a browser that is not a Chrome is refused before anything is created.
+    const browser = await chooseBrowser(inputs)
     const site = await collect(inputs, { ...deps, signal: run.signal })
     run.signal.throwIfAborted()
     const result = startResult(inputs, site)
@@ -132,7 +134,10 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
     try {
       await deps.beforeCreating?.()
       run.signal.throwIfAborted()
-      await sendAndGoLive({ inputs, run, result, deps: { ...deps, saveManifest, onNamespace } }, site)
+      await sendAndGoLive(
+        { inputs, run, result, deps: { ...deps, saveManifest, onNamespace, browser } },
+        site,
+      )
     } catch (error) {
       throw new DeployError(error, finished(result))
     }
@@ -173,6 +178,8 @@ interface Stage {
   deps: DeployDependencies & {
     saveManifest: (manifest: Manifest) => Promise<void>
     onNamespace: (namespaceId: string) => void
+    /** The smoke test's, when it is on. */
+    browser: ChosenBrowser | undefined
   }
 }
 
@@ -359,8 +366,16 @@ async function publishAndSeeLive(
     },
   )
   const { url } = live.published
-  if (seen?.verified && url)
-    await smokeTest({ ...deps, inputs: targeted, run, published: live.published, url, result })
+  if (seen?.verified && url && deps.browser)
+    await smokeTest({
+      ...deps,
+      browser: deps.browser,
+      inputs: targeted,
+      run,
+      published: live.published,
+      url,
+      result,
+    })
 }
 
 /** The service cannot set a version only if it is still the one planned from: it is read again here. */

@@ -4,41 +4,28 @@
 // watch keeps only the first few. Served from 127.0.0.1; without a browser, skipped.
 import assert from 'node:assert/strict'
 import { readFile, writeFile } from 'node:fs/promises'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { Server } from 'node:http'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { writeReport } from '../../../src/actions/action.ts'
 import { commentAfter } from '../../../src/actions/preview-record.ts'
-import type { ServiceClient } from '../../../src/api/client.ts'
-import { memoryLogger } from '../../../src/common/logger.ts'
-import { systemClock } from '../../../src/common/timeouts.ts'
 import { deployReport } from '../../../src/deploy/account.ts'
 import type { Published } from '../../../src/deploy/live/prepare.ts'
 import type { DeployResult } from '../../../src/deploy/pipeline.ts'
 import { findBrowser } from '../../../src/deploy/smoke/browser.ts'
-import { smokeTest, type SmokeResult } from '../../../src/deploy/smoke/index.ts'
-import { watchPage, type Seen } from '../../../src/deploy/smoke/watch.ts'
-import { readInputs, type TargetedInputs } from '../../../src/inputs/deploy.ts'
-import { getter, tempDir } from '../../support/helpers.ts'
+import type { SmokeResult } from '../../../src/deploy/smoke/index.ts'
+import { tempDir } from '../../support/helpers.ts'
+import { CANVAS, servePages, smokeOf } from '../../support/smoke-page.ts'
 
 const browser = findBrowser({ env: process.env, platform: process.platform })
 const noBrowser = 'missing' in browser ? browser.missing : undefined
+const browserPath = (browser as { path: string }).path
 
 /** A warning line, in characters: a few hundred of the page's, and our own words around them. */
 const LOG_LINE_MAX = 2000
 /** GitHub refuses a job summary over 1 MiB, and a comment over 65,536 characters. */
 const SUMMARY_MAX_BYTES = 1024 * 1024
 const COMMENT_MAX = 65_536
-
-const CANVAS = `<canvas width="320" height="200"></canvas>
-<script>
-const context = document.querySelector('canvas').getContext('2d')
-context.fillStyle = '#102030'
-context.fillRect(0, 0, 320, 200)
-context.fillStyle = '#ff8800'
-context.fillRect(40, 40, 100, 100)
-</script>`
 
 const PAGES: Record<string, string> = {
   '/loud/': `<!DOCTYPE html><body>${CANVAS}<script>console.error('E'.repeat(3 * 1024 * 1024))</script></body>`,
@@ -55,13 +42,7 @@ describe('a page that says too much: the account stays bounded', { skip: noBrows
   let origin: string
   let summaryFile: string
   before(async () => {
-    server = createServer((request, response) => {
-      const page = PAGES[request.url ?? '']
-      response.writeHead(page ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' })
-      response.end(page ?? 'not found')
-    })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    ;({ server, origin } = await servePages(PAGES))
     summaryFile = path.join(await tempDir(), 'summary.md')
     process.env.GITHUB_STEP_SUMMARY = summaryFile
   })
@@ -71,48 +52,12 @@ describe('a page that says too much: the account stays bounded', { skip: noBrows
     server?.close()
   })
 
-  /** The smoke test of the page, on-verify-failure warn: what it logged, and what the watch kept. */
-  async function smokeOf(page: string) {
-    const url = `${origin}${page}`
-    const inputs = readInputs(
-      getter({
-        'api-url': 'http://127.0.0.1:1',
-        token: 't',
-        'game-id': '4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86',
-        path: 'build',
-        namespace: 'pr-1',
-        'smoke-test': 'true',
-        'smoke-test-seconds': '2',
-        'on-verify-failure': 'warn',
-        browser: (browser as { path: string }).path,
-      }),
-    ) as TargetedInputs
-    const logger = memoryLogger()
-    const journal: { smoke?: SmokeResult; provisioned: { namespaceId?: string; nameId?: string } } = {
-      provisioned: { namespaceId: 'ns-1', nameId: 'pr-1' },
-    }
-    let seen: Seen | undefined
-    const published: Published = {
-      versionId: 'v2',
-      versionName: 'build 2',
-      replacedVersionId: 'v1',
-      created: true,
-      url,
-      domain: undefined,
-    }
-    await smokeTest({
-      inputs,
-      run: { client: {} as ServiceClient, signal: new AbortController().signal, clock: systemClock },
-      published,
-      url,
-      result: journal,
-      logger,
-      tempDir: await tempDir(),
-      watch: async (options) => (seen = await watchPage(options)),
-    })
-    const warning = logger.lines.find((line) => line.startsWith('warning: Smoke test failed'))
-    assert.ok(warning, logger.lines.join('\n'))
-    return { smoke: journal.smoke!, warning, seen: seen!, published }
+  /** The smoke test of the page, on-verify-failure warn: its warning line, and what the watch kept. */
+  async function smokeOfPage(page: string) {
+    const { smoke, lines, seen, published } = await smokeOf(`${origin}${page}`, browserPath)
+    const warning = lines.find((line) => line.startsWith('warning: Smoke test failed'))
+    assert.ok(warning, lines.join('\n'))
+    return { smoke, warning, seen: seen!, published }
   }
 
   /** The job summary and the comment of a deploy whose smoke test this was. */
@@ -155,7 +100,7 @@ describe('a page that says too much: the account stays bounded', { skip: noBrows
   }
 
   test('one console.error of 3 MB: quoted cut, its length said, in a short line, summary and comment', async () => {
-    const { smoke, warning, published } = await smokeOf('/loud/')
+    const { smoke, warning, published } = await smokeOfPage('/loud/')
     assert.equal(smoke.status, 'failed')
     assert.ok(warning.length < LOG_LINE_MAX, `the warning line is ${warning.length} characters`)
     assert.match(warning, /: 1 error, /)
@@ -169,7 +114,7 @@ describe('a page that says too much: the account stays bounded', { skip: noBrows
   })
 
   test('a page that prints without end: every error counted, the first few kept, the account small', async () => {
-    const { smoke, warning, seen, published } = await smokeOf('/endless/')
+    const { smoke, warning, seen, published } = await smokeOfPage('/endless/')
     const printed = Number(/: (\d+) errors, /.exec(warning)?.[1])
     assert.ok(printed > 100, `the line counts what the page printed: ${warning.slice(0, 200)}`)
     assert.ok(warning.length < LOG_LINE_MAX, `the warning line is ${warning.length} characters`)

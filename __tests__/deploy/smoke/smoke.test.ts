@@ -17,6 +17,7 @@ import { smokeTest, type SmokeResult } from '../../../src/deploy/smoke/index.ts'
 import { judge, SmokeTestError } from '../../../src/deploy/smoke/verdict.ts'
 import { rerunText } from '../../../src/deploy/account.ts'
 import { ProblemLog } from '../../../src/deploy/smoke/problems.ts'
+import type { StartSeen } from '../../../src/deploy/smoke/engine-start.ts'
 import type { Problem, Seen, WatchOptions } from '../../../src/deploy/smoke/watch.ts'
 import { readInputs, type TargetedInputs } from '../../../src/inputs/deploy.ts'
 import { getter } from '../../support/helpers.ts'
@@ -134,9 +135,48 @@ describe('judge', () => {
     assert.equal(result.status, 'failed')
     assert.equal(
       result.problem,
-      'the canvas (320×200) shows one flat colour (#000000) 3.0 s after the page loaded: the game drew nothing',
+      'the canvas (320×200) shows one flat colour (#000000) where it is seen 3.0 s after the page loaded: the game drew nothing',
     )
     assert.match(result.remedy!, /raise smoke-test-seconds/)
+  })
+
+  test('judged on what the screenshot shows: a page of one colour, a canvas all covered', () => {
+    const blank = judge(seen({ canvas: undefined, painted: { colours: 1, first: '#ffffff' } }), 3000)
+    assert.equal(blank.status, 'failed')
+    assert.match(
+      blank.line,
+      /, the page one flat colour \(#ffffff\); first: the page shows one flat colour \(#ffffff\) 3\.0 s after/,
+    )
+    const covered = judge(seen({ canvas: { width: 320, height: 200, colours: 0 } }), 3000)
+    assert.equal(covered.status, 'failed')
+    assert.match(covered.line, /the canvas \(320×200\) is covered by the page's own elements/)
+  })
+
+  test('the signal that decided is said', () => {
+    const decided = (over: Parameters<typeof seen>[0]) => judge(seen(over), 3000).decidedBy
+    assert.equal(decided({}), 'no problem seen, and the canvas drew (screenshot)')
+    assert.equal(decided({ canvas: undefined }), 'no problem seen, and the page painted (screenshot)')
+    assert.equal(
+      decided({ problems: [{ kind: 'browser', message: "the page's main thread froze" }] }),
+      'the page or the browser stopped answering',
+    )
+    assert.equal(
+      decided({ problems: [{ kind: 'left', url: 'about:blank' }] }),
+      'the page left the deployed URL',
+    )
+    assert.equal(
+      decided({ problems: [{ kind: 'request', url: 'http://x/a.data', stalled: { bytes: 1, ms: 1 } }] }),
+      'a request not ended when the watch ended',
+    )
+    assert.equal(decided({ problems: [{ kind: 'exception', message: 'boom' }] }), 'an uncaught exception')
+    assert.equal(
+      decided({ painted: { colours: 1, first: '#ffffff' }, canvas: undefined }),
+      'the screenshot: the page one flat colour',
+    )
+    assert.equal(
+      decided({ canvas: { width: 1, height: 1, colours: 1, first: '#000000' } }),
+      'the screenshot: the canvas one flat colour where it shows',
+    )
   })
 
   test('the first problem is named, with what to do about it', () => {
@@ -203,6 +243,80 @@ describe('judge', () => {
       unreachable.problem,
       'https://cdn.other/x.js could not be fetched (net::ERR_NAME_NOT_RESOLVED)',
     )
+  })
+})
+
+describe("judge: the engine's word that it started", () => {
+  const started = (engine: StartSeen['engine'], created = ['webgl2']): StartSeen => ({
+    engine,
+    webgl: { created, refused: [] },
+  })
+  const unity = { engine: 'unity', call: 'createUnityInstance' } as const
+
+  test('resolved, with WebGL: passed, said in the line and in what decided', () => {
+    const passed = judge(seen({ started: started({ ...unity, resolvedMs: 2600 }) }), 3000)
+    assert.equal(passed.status, 'passed')
+    assert.equal(
+      passed.line,
+      'the game started in Chromium 156 in 0.4 s: Unity said it started (createUnityInstance resolved at 2.6 s, WebGL2), ' +
+        '0 errors, 5 requests answered, the canvas drew (WebGL2)',
+    )
+    assert.equal(
+      passed.decidedBy,
+      'Unity said it started (createUnityInstance resolved at 2.6 s, WebGL2), no problem seen, and the canvas drew (screenshot)',
+    )
+  })
+
+  test('rejected: failed, the rejection named, unless a cause was seen first (a file refused), named first', () => {
+    const rejected = started({ ...unity, rejected: 'Unable to download Build/game.data.gz (404)' })
+    const alone = judge(
+      seen({
+        started: rejected,
+        problems: [{ kind: 'alert', message: 'Unable to download Build/game.data.gz (404)' }],
+      }),
+      3000,
+    )
+    assert.equal(alone.status, 'failed')
+    assert.equal(
+      alone.problem,
+      'Unity did not start: createUnityInstance rejected (Unable to download Build/game.data.gz (404))',
+    )
+    assert.equal(alone.decidedBy, "Unity's start: its promise rejected")
+    const caused = judge(
+      seen({
+        started: rejected,
+        problems: [
+          { kind: 'alert', message: 'Unable to download Build/game.data.gz (404)' },
+          { kind: 'request', url: `${URL_}Build/game.data.gz`, status: 404 },
+        ],
+      }),
+      3000,
+    )
+    assert.equal(caused.problem, `${URL_}Build/game.data.gz answered 404`)
+    assert.match(caused.line, /: 2 errors, 5 requests answered, 1 request failed, /)
+  })
+
+  test('not resolved when the watch ended, or resolved without WebGL: failed, said so', () => {
+    const pending = judge(seen({ started: started({ engine: 'godot', call: 'engine.startGame' }) }), 3000)
+    assert.equal(
+      pending.problem,
+      'Godot did not say it started: engine.startGame had not resolved when the watch ended',
+    )
+    assert.match(
+      pending.remedy!,
+      /^if the game takes longer than 6\.0 s after its page loaded to start, raise smoke-test-seconds/,
+    )
+    const noWebgl = judge(seen({ started: started({ ...unity, resolvedMs: 900 }, []) }), 3000)
+    assert.equal(
+      noWebgl.problem,
+      'Unity said it started (createUnityInstance resolved), but no WebGL context was created',
+    )
+  })
+
+  test('no engine call heard: judged as before, a WebGL context said where one was made', () => {
+    const plain = judge(seen({ started: started(undefined) }), 3000)
+    assert.equal(plain.status, 'passed')
+    assert.match(plain.line, /: 0 errors, 5 requests answered, the canvas drew \(WebGL2\)$/)
   })
 })
 
@@ -290,8 +404,11 @@ describe('smokeTest: how a failure ends', () => {
       provisioned: { namespaceId: 'ns-1', nameId: 'pr-1' },
     }
     const logger = memoryLogger()
+    const inputs = inputsWith(values)
     const ended = await smokeTest({
-      inputs: inputsWith(values),
+      inputs,
+      // What chooseBrowser finds, not asked what it is: the watch here is a stand-in.
+      browser: findBrowser({ given: inputs.smoke.browser, env: {}, platform: process.platform }),
       run: { client, signal: new AbortController().signal, clock: systemClock },
       published,
       url: URL_,
@@ -326,6 +443,7 @@ describe('smokeTest: how a failure ends', () => {
         'Smoke test: the game started in Chromium 156 in 0.4 s: 0 errors, 5 requests answered, the canvas drew',
       ),
     )
+    assert.ok(lines.includes('Smoke test decided by: no problem seen, and the canvas drew (screenshot)'))
   })
 
   test('the sandbox off: said, and why', async () => {

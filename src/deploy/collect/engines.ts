@@ -83,6 +83,19 @@ export const GODOT = {
     'no <name>.pck (or <name>.asyncpck) beside <name>.wasm and <name>.js. Give the folder Godot exported into',
 } as const
 
+/**
+ * How each engine's page says its game started, which the smoke test hears by wrapping it before the
+ * page's scripts run (smoke/in-page-start.ts). Unity (2020 and later): the promise of the global
+ * createUnityInstance, a function its loader declares. Godot: the promise of an Engine instance's
+ * startGame or start. Engine is a `const` the page's scripts share, out of reach; each instance is
+ * reached as its constructor sets `this.rtenv = null`, its methods already on its prototype (the
+ * engine.js of Godot 4, and of Godot 3 once its methods moved to Engine.prototype).
+ */
+export const ENGINE_STARTS = {
+  unity: { global: 'createUnityInstance' },
+  godot: { instanceMark: 'rtenv', methods: ['startGame', 'start'], callPrefix: 'engine.' },
+} as const
+
 export const ENGINES: Record<EngineName, { name: string; title: string; missing: string }> = {
   unity: UNITY,
   godot: GODOT,

@@ -15,6 +15,7 @@ interface PageWindow {
   document: {
     querySelectorAll(selector: string): Iterable<PageElement>
     getElementById(id: string): PageElement | null
+    elementFromPoint(x: number, y: number): PageElement | null
   }
   getComputedStyle(this: void, element: PageElement): { display: string }
   innerWidth: number
@@ -68,10 +69,16 @@ export interface Rect {
   height: number
 }
 
-/** The largest canvas in the viewport, clipped to it; undefined when the page shows none. */
-export function largestCanvas(): Rect | undefined {
+/** The largest canvas in the viewport, clipped to it, and the points of it no other element covers. */
+export interface CanvasArea extends Rect {
+  /** Viewport points, on a grid over the canvas, where the canvas is what shows. */
+  visible: Array<[number, number]>
+}
+
+/** The largest canvas in the viewport; undefined when the page shows none. */
+export function largestCanvas(): CanvasArea | undefined {
   const { document, innerWidth, innerHeight } = globalThis as unknown as PageWindow
-  let best: Rect | undefined
+  let best: (Rect & { canvas: PageElement }) | undefined
   for (const canvas of document.querySelectorAll('canvas')) {
     const r = canvas.getBoundingClientRect()
     const x = Math.max(0, r.left)
@@ -79,17 +86,31 @@ export function largestCanvas(): Rect | undefined {
     const width = Math.min(innerWidth, r.right) - x
     const height = Math.min(innerHeight, r.bottom) - y
     if (width >= 1 && height >= 1 && (!best || width * height > best.width * best.height))
-      best = { x, y, width, height }
+      best = { x, y, width, height, canvas }
   }
-  return best
+  if (!best) return undefined
+  const { canvas, ...rect } = best
+  // About 4,000 points at most: what a loading bar or a splash over the canvas leaves of it.
+  const step = Math.max(1, Math.ceil(Math.sqrt((rect.width * rect.height) / 4096)))
+  const visible: Array<[number, number]> = []
+  for (let y = rect.y + step / 2; y < rect.y + rect.height; y += step)
+    for (let x = rect.x + step / 2; x < rect.x + rect.width; x += step)
+      if (document.elementFromPoint(x, y) === canvas) visible.push([Math.floor(x), Math.floor(y)])
+  return { ...rect, visible }
 }
 
 export interface CanvasSeen {
   width: number
   height: number
-  /** Distinct colours counted, up to COLOURS_COUNTED. */
+  /** Distinct colours counted where the canvas shows, up to COLOURS_COUNTED; 0 when nothing of it shows. */
   colours: number
-  /** The colour of its first pixel, "#rrggbb". */
+  /** The colour of its first pixel that shows, "#rrggbb"; undefined when none does. */
+  first?: string
+}
+
+/** What the whole screenshot shows: one flat colour is a page that painted nothing. */
+export interface PageSeen {
+  colours: number
   first: string
 }
 
@@ -97,35 +118,54 @@ export interface CanvasSeen {
 const COLOURS_COUNTED = 256
 
 /**
- * Whether a canvas drew anything: the screenshot's pixels inside it, decoded by the browser itself (in
- * a blank page of its own, out of the game's reach), are one flat colour or not.
+ * Whether the page and its canvas drew anything: the screenshot's pixels, all of them and those where
+ * the canvas shows, decoded by the browser itself (in a blank page of its own, out of the game's
+ * reach), are one flat colour or not.
  */
-export async function countColours(browser: Browser, png: Buffer, rect: Rect): Promise<CanvasSeen> {
+export async function countColours(
+  browser: Browser,
+  png: Buffer,
+  area: CanvasArea | undefined,
+): Promise<{ page: PageSeen; canvas?: CanvasSeen }> {
   const page = await browser.newPage()
   try {
-    return await page.evaluate(
-      async (base64: string, area: Rect, most: number) => {
+    const [whole, shown] = await page.evaluate(
+      async (base64: string, points: Array<[number, number]> | undefined, most: number) => {
         const { createImageBitmap, OffscreenCanvas } = globalThis as unknown as PageWindow
         const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))
         const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }))
-        const x = Math.floor(area.x)
-        const y = Math.floor(area.y)
-        const width = Math.max(1, Math.min(bitmap.width - x, Math.floor(area.width)))
-        const height = Math.max(1, Math.min(bitmap.height - y, Math.floor(area.height)))
-        const canvas = new OffscreenCanvas(width, height)
+        const canvas = new OffscreenCanvas(bitmap.width, bitmap.height)
         const context = canvas.getContext('2d')!
-        context.drawImage(bitmap, x, y, width, height, 0, 0, width, height)
-        const data = context.getImageData(0, 0, width, height).data
-        const seen = new Set<number>()
-        for (let i = 0; i < data.length && seen.size < most; i += 4)
-          seen.add((data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!)
-        const first = (data[0]! << 16) | (data[1]! << 8) | data[2]!
-        return { width, height, colours: seen.size, first: `#${first.toString(16).padStart(6, '0')}` }
+        context.drawImage(bitmap, 0, 0)
+        const data = context.getImageData(0, 0, bitmap.width, bitmap.height).data
+        const hex = (n: number) => `#${n.toString(16).padStart(6, '0')}`
+        const count = (offsets: Iterable<number>) => {
+          const seen = new Set<number>()
+          let first: number | undefined
+          for (const i of offsets) {
+            const colour = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!
+            first ??= colour
+            seen.add(colour)
+            if (seen.size >= most) break
+          }
+          return { colours: seen.size, first: first === undefined ? undefined : hex(first) }
+        }
+        function* all() {
+          for (let i = 0; i < data.length; i += 4) yield i
+        }
+        function* at(list: Array<[number, number]>) {
+          for (const [x, y] of list)
+            if (x < bitmap.width && y < bitmap.height) yield (y * bitmap.width + x) * 4
+        }
+        return [count(all()), points && count(at(points))] as const
       },
       png.toString('base64'),
-      rect,
+      area?.visible,
       COLOURS_COUNTED,
     )
+    const canvas = area &&
+      shown && { width: Math.floor(area.width), height: Math.floor(area.height), ...shown }
+    return { page: { colours: whole.colours, first: whole.first ?? '#000000' }, canvas }
   } finally {
     await page.close().catch(() => undefined)
   }

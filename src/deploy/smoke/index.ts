@@ -11,17 +11,38 @@ import type { Logger } from '../../common/logger.ts'
 import { PAGE_LOAD_TIMEOUT_MS } from '../../common/timeouts.ts'
 import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
-import type { TargetedInputs } from '../../inputs/deploy.ts'
+import type { DeployInputs, TargetedInputs } from '../../inputs/deploy.ts'
 import type { Published } from '../live/prepare.ts'
 import { afterFailure, putBack, putBackFailed } from '../live/publish-and-see.ts'
-import { findBrowser } from './browser.ts'
+import { findBrowser, type FoundBrowser } from './browser.ts'
+import { requireChrome } from './identify.ts'
 import { judge, SmokeTestError, type SmokeResult } from './verdict.ts'
 import { watchPage, type Seen } from './watch.ts'
 
 export type { SmokeResult, SmokeStatus } from './verdict.ts'
 
+/** The browser the smoke test opens the game in, or why there is none (a skip). */
+export type ChosenBrowser = FoundBrowser | { missing: string }
+
+/**
+ * The smoke test's browser, chosen before the deploy creates anything: a program that is not a Chrome
+ * or Chromium is refused then (a UsageError naming what it is), not after the build is published. None
+ * to be had is said as a skip when the smoke test runs. Undefined when smoke-test is off.
+ */
+export async function chooseBrowser(
+  inputs: Pick<DeployInputs, 'smoke'>,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ChosenBrowser | undefined> {
+  if (!inputs.smoke.enabled) return undefined
+  const browser = findBrowser({ given: inputs.smoke.browser, env, platform: process.platform })
+  if (!('missing' in browser)) await requireChrome(browser)
+  return browser
+}
+
 export interface SmokeOptions {
   inputs: TargetedInputs
+  /** chooseBrowser's. */
+  browser: ChosenBrowser
   run: Pick<Run, 'client' | 'signal' | 'clock'>
   published: Published
   url: string
@@ -33,7 +54,6 @@ export interface SmokeOptions {
   tempDirRemoved?: boolean
   /** Opens and watches the page (default watch.ts's, in a real browser). */
   watch?: typeof watchPage
-  env?: NodeJS.ProcessEnv
 }
 
 /** Runs the smoke test when smoke-test is on; a failure ends as on-verify-failure says. */
@@ -78,11 +98,7 @@ export async function smokeTest(options: SmokeOptions): Promise<void> {
 async function look(options: SmokeOptions): Promise<SmokeResult> {
   const { inputs, logger, url } = options
   const { smoke: settings } = inputs
-  const browser = findBrowser({
-    given: settings.browser,
-    env: options.env ?? process.env,
-    platform: process.platform,
-  })
+  const { browser } = options
   const skipped = (why: string): SmokeResult => {
     logger.warning(`Smoke test skipped: ${why}`, { title: 'Smoke test skipped' })
     return { status: 'skipped', line: `skipped: ${why}` }
@@ -113,6 +129,7 @@ async function look(options: SmokeOptions): Promise<SmokeResult> {
     logger.info(`Browser sandbox off: ${seen.sandbox.why}; the page's code ran with this user's rights`)
   const smoke = judge(seen, settings.watchMs)
   logger.info(`Smoke test: ${smoke.line}`)
+  if (smoke.decidedBy) logger.info(`Smoke test decided by: ${smoke.decidedBy}`)
   if (smoke.screenshot) logger.info(`Screenshot: ${smoke.screenshot}`)
   return smoke
 }

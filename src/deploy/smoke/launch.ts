@@ -2,6 +2,7 @@
 // environment of env.ts, the sandbox of sandbox.ts, and every connection through guard.ts.
 
 import type { Browser } from 'puppeteer-core'
+import { BROWSER_CALL_TIMEOUT_MS } from '../../common/timeouts.ts'
 import { browserEnv } from './env.ts'
 import { launchSandboxed, type Sandbox } from './sandbox.ts'
 
@@ -56,6 +57,8 @@ export async function launchBrowser(options: LaunchOptions): Promise<{ browser: 
       handleSIGTERM: false,
       handleSIGHUP: false,
       timeout: options.timeoutMs,
+      // Every call to the browser bounded: one that stops answering fails the check in seconds, not minutes.
+      protocolTimeout: BROWSER_CALL_TIMEOUT_MS,
     }),
   )
 }

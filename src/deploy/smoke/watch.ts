@@ -15,18 +15,42 @@ import type { EngineName } from '../collect/engines.ts'
 import { browserName } from './browser.ts'
 import { destinationOf } from './addresses.ts'
 import { startGuard, type Guard, type Refusal } from './guard.ts'
+import { BROWSER_ANSWER_MS, BROWSER_CLOSE_MS, within } from '../../common/timeouts.ts'
+import { endBrowser, stillAnswering, watchGone, type Gone } from './ending.ts'
+import { followRequests, type Progress } from './pending.ts'
+import { followStarts, type StartSeen } from './engine-start.ts'
 import { launchBrowser } from './launch.ts'
 import type { Sandbox } from './sandbox.ts'
-import { countColours, engineReports, largestCanvas, type CanvasSeen, type EngineReport } from './in-page.ts'
+import {
+  countColours,
+  engineReports,
+  largestCanvas,
+  type CanvasSeen,
+  type EngineReport,
+  type PageSeen,
+} from './in-page.ts'
 import { ProblemLog } from './problems.ts'
 
 export type Problem =
   | { kind: 'exception'; message: string }
   | { kind: 'console'; message: string; url?: string }
-  | { kind: 'request'; url: string; status?: number; failure?: string }
+  | {
+      kind: 'request'
+      url: string
+      status?: number
+      failure?: string
+      /** Not ended when the watch ended: the bytes of its body that arrived, of how many, in how long. */
+      stalled?: { bytes: number; total?: number; ms: number }
+    }
   | { kind: 'alert'; message: string }
   | { kind: 'engine'; message: string; engine: EngineName }
   | { kind: 'load'; message: string }
+  /** The page navigated away from the deployed URL's origin: where to. */
+  | { kind: 'left'; url: string }
+  /** The page froze or crashed, or the browser stopped answering. */
+  | { kind: 'browser'; message: string }
+  /** The engine said it did not start, or did not say it started (verdict.ts, from Seen.started). */
+  | { kind: 'start'; engine: EngineName; message: string; why: 'rejected' | 'pending' | 'no-webgl' }
 
 export interface Seen {
   /** "Chromium 156". */
@@ -39,6 +63,10 @@ export interface Seen {
   answered: number
   /** The largest canvas the page shows, as the screenshot has it; undefined when it shows none. */
   canvas?: CanvasSeen
+  /** The engine's own word that it started, and the WebGL contexts created; undefined before the watch's end. */
+  started?: StartSeen
+  /** What the whole screenshot shows; undefined when none could be taken. */
+  painted?: PageSeen
   /** The PNG written; undefined when none could be taken. */
   screenshot?: string
   /** Whether Chrome's sandbox held the page, and why not. */
@@ -69,42 +97,94 @@ export async function watchPage(options: WatchOptions): Promise<Seen> {
       timeoutMs: options.loadTimeoutMs,
       proxy: guard.proxy,
     })
-    const seen: Seen = {
-      browser: browserName(options.browserPath, await browser.version()),
-      problems: new ProblemLog(),
-      answered: 0,
-      sandbox,
+    let gone: Gone | undefined
+    try {
+      const session = await within(browser.target().createCDPSession(), BROWSER_ANSWER_MS, 'the browser')
+      gone = watchGone(browser, session, { now: options.now })
+      const seen: Seen = {
+        browser: browserName(
+          options.browserPath,
+          await within(browser.version(), BROWSER_ANSWER_MS, 'the browser'),
+        ),
+        problems: new ProblemLog(),
+        answered: 0,
+        sandbox,
+      }
+      await watchIn({ browser, session, gone }, seen, guard, options)
+      seen.refused = { count: guard.refused, named: guard.named, destinations: guard.destinations() }
+      return seen
+    } finally {
+      gone?.stop()
+      await endBrowser(browser, !gone?.silent())
     }
-    await watchIn(browser, seen, guard, options)
-    seen.refused = { count: guard.refused, named: guard.named, destinations: guard.destinations() }
-    return seen
   } finally {
-    await guard.close()
+    await within(guard.close(), BROWSER_CLOSE_MS, 'the guard').catch(() => undefined)
   }
 }
 
-async function watchIn(browser: Browser, seen: Seen, guard: Guard, options: WatchOptions): Promise<void> {
+interface Driven {
+  browser: Browser
+  /** The browser's own session: asked whether it still answers. */
+  session: CDPSession
+  gone: Gone
+}
+
+async function watchIn(driven: Driven, seen: Seen, guard: Guard, options: WatchOptions): Promise<void> {
+  const { browser, session, gone } = driven
   const close = () => void browser.close().catch(() => undefined)
   options.signal.addEventListener('abort', close, { once: true })
   try {
-    const page = await browser.newPage()
-    const inFlight = listen(page, seen, guard)
-    const cdp = await page.createCDPSession()
-    await listenForExceptions(cdp, seen)
-    if (options.basicAuth) await answerAuth(cdp, new URL(options.url).origin, options.basicAuth)
-    await load(page, seen, options)
-    await settle(page, inFlight, options)
+    // Each step raced against the browser's end: one that stopped answering fails the check in seconds.
+    const page = await gone.race(browser.newPage())
+    gone.follow(page)
+    const inFlight = listen(page, seen, guard, options.url)
+    const cdp = await gone.race(page.createCDPSession())
+    await gone.race(listenForExceptions(cdp, seen))
+    const progress = await gone.race(followRequests(cdp, options.now))
+    const starts = await gone.race(followStarts(cdp, page, options.now))
+    if (options.basicAuth) await gone.race(answerAuth(cdp, new URL(options.url).origin, options.basicAuth))
+    const navigated = await load(page, seen, options, gone)
+    const waiting = () => (inFlight.size > 0 || starts.pending()) && !page.isClosed()
+    await settle(waiting, options, gone.signal).catch((error: unknown) => {
+      if (!gone.signal.aborted) throw error
+    })
+    seen.started = starts.seen(navigated)
+    options.signal.throwIfAborted()
+    const stopped = gone.reason() ?? (await stillAnswering(session, page))
+    if (stopped) return void seen.problems.push({ kind: 'browser', message: stopped })
+    stillOpen(inFlight, progress, seen, options.now())
     await readEngineReports(page, seen)
     await screenshot(browser, page, seen, options)
     options.signal.throwIfAborted()
+  } catch (error) {
+    options.signal.throwIfAborted()
+    // The page or the browser stopped answering a call: the game did not start, whatever was seen before.
+    seen.problems.push({
+      kind: 'browser',
+      message: gone.reason() ?? `the browser stopped answering (${errorMessage(error).split('\n')[0]})`,
+    })
   } finally {
     options.signal.removeEventListener('abort', close)
-    await browser.close().catch(() => undefined)
+  }
+}
+
+/** The requests not ended when the watch ended: how much of each arrived, in how long. */
+function stillOpen(
+  inFlight: Set<HTTPRequest>,
+  progress: (url: string) => Progress | undefined,
+  seen: Seen,
+  now: number,
+) {
+  for (const request of inFlight) {
+    const url = request.url()
+    if (!web(url) || icon(request)) continue
+    const { bytes = 0, total, started = now } = progress(url) ?? {}
+    seen.problems.push({ kind: 'request', url, stalled: { bytes, total, ms: now - started } })
   }
 }
 
 /** Records what happens on the page; returns the requests in flight. */
-function listen(page: Page, seen: Seen, guard: Guard): Set<HTTPRequest> {
+function listen(page: Page, seen: Seen, guard: Guard, url: string): Set<HTTPRequest> {
   const inFlight = new Set<HTTPRequest>()
   const refused = new Set<HTTPRequest>()
   const problem = (p: Problem) => seen.problems.push(p)
@@ -117,10 +197,20 @@ function listen(page: Page, seen: Seen, guard: Guard): Set<HTTPRequest> {
     problem({ kind: 'alert', message: dialog.message() })
     void dialog.dismiss().catch(() => undefined)
   })
-  page.on('request', (request: HTTPRequest) => void inFlight.add(request))
-  // A page that left for another keeps none of its requests waited for (some never report an end).
+  let navigatingTo = url
+  page.on('request', (request: HTTPRequest) => {
+    inFlight.add(request)
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) navigatingTo = request.url()
+  })
+  const origin = new URL(url).origin
   page.on('framenavigated', (frame) => {
-    if (frame === page.mainFrame()) inFlight.clear()
+    if (frame !== page.mainFrame()) return
+    // A hash or pushState within the deployed origin stays; another origin, about:blank, leaves.
+    // The browser's error page stands for the address it could not reach.
+    const to = frame.url().startsWith('chrome-error:') ? navigatingTo : frame.url()
+    if (originOf(to) !== origin) problem({ kind: 'left', url: to })
+    // A page that left for another keeps none of its requests waited for (some never report an end).
+    inFlight.clear()
   })
   // Said as soon as its headers arrive: before what the page does about it (a loader's error).
   page.on('response', (response: HTTPResponse) => {
@@ -143,6 +233,14 @@ function listen(page: Page, seen: Seen, guard: Guard): Set<HTTPRequest> {
     problem({ kind: 'request', url: request.url(), failure })
   })
   return inFlight
+}
+
+const originOf = (url: string) => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return 'null'
+  }
 }
 
 const web = (url: string) => url.startsWith('http:') || url.startsWith('https:')
@@ -189,28 +287,31 @@ async function answerAuth(cdp: CDPSession, origin: string, auth: BasicAuth): Pro
   })
 }
 
-async function load(page: Page, seen: Seen, options: WatchOptions): Promise<void> {
+/** Opens the URL; returns when the navigation started. */
+async function load(page: Page, seen: Seen, options: WatchOptions, gone: Gone): Promise<number> {
   const started = options.now()
   try {
-    await page.goto(options.url, { waitUntil: 'load', timeout: options.loadTimeoutMs })
+    await gone.race(page.goto(options.url, { waitUntil: 'load', timeout: options.loadTimeoutMs }))
     seen.loadMs = options.now() - started
   } catch (error) {
     options.signal.throwIfAborted()
+    if (gone.signal.aborted) return started
     const message = errorMessage(error).split('\n')[0]!
     seen.problems.push({ kind: 'load', message })
   }
+  return started
 }
 
 const IN_FLIGHT_CHECK_MS = 100
 
 /**
- * Watches for watchMs after the load, then while requests are in flight, for as long again at most:
- * a game that polls or streams is not waited for beyond that.
+ * Watches for watchMs after the load, then while requests are in flight or the engine's start has not
+ * resolved, for as long again at most: a game that polls or streams is not waited for beyond that.
  */
-async function settle(page: Page, inFlight: Set<HTTPRequest>, options: WatchOptions): Promise<void> {
-  const { signal } = options
+async function settle(waiting: () => boolean, options: WatchOptions, gone: AbortSignal): Promise<void> {
+  const signal = AbortSignal.any([options.signal, gone])
   await sleep(options.watchMs, undefined, { signal })
-  const settled = () => Promise.resolve(inFlight.size && !page.isClosed() ? {} : undefined)
+  const settled = () => Promise.resolve(waiting() ? {} : undefined)
   await pollUntil(settled, {
     timeoutMs: options.watchMs,
     clock: { now: options.now },
@@ -220,7 +321,9 @@ async function settle(page: Page, inFlight: Set<HTTPRequest>, options: WatchOpti
 }
 
 async function readEngineReports(page: Page, seen: Seen): Promise<void> {
-  const reports = await page.evaluate(engineReports).catch((): EngineReport[] => [])
+  const reports = await within(page.evaluate(engineReports), BROWSER_ANSWER_MS, 'the page').catch(
+    (): EngineReport[] => [],
+  )
   // Unity's template alerts what its banner shows: said once.
   const alerted = new Set(seen.problems.kept.map((p) => (p.kind === 'alert' ? p.message : '')))
   for (const report of reports)
@@ -229,12 +332,16 @@ async function readEngineReports(page: Page, seen: Seen): Promise<void> {
 
 /** The viewport as a PNG, and what the largest canvas on it shows. */
 async function screenshot(browser: Browser, page: Page, seen: Seen, options: WatchOptions): Promise<void> {
-  const rect = await page.evaluate(largestCanvas).catch(() => undefined)
+  const rect = await within(page.evaluate(largestCanvas), BROWSER_ANSWER_MS, 'the page').catch(
+    () => undefined,
+  )
   await mkdir(path.dirname(options.screenshotFile), { recursive: true })
-  const png = await page.screenshot({ type: 'png' })
+  const png = await within(page.screenshot({ type: 'png' }), BROWSER_ANSWER_MS, 'the screenshot')
   // A new file of our own: whatever was at that name (a link elsewhere, for one) is removed, not written through.
   await rm(options.screenshotFile, { force: true })
   await writeFile(options.screenshotFile, png, { flag: 'wx', mode: 0o644 })
   seen.screenshot = options.screenshotFile
-  if (rect) seen.canvas = await countColours(browser, Buffer.from(png), rect)
+  const shows = await within(countColours(browser, Buffer.from(png), rect), BROWSER_ANSWER_MS, 'the browser')
+  seen.painted = shows.page
+  seen.canvas = shows.canvas
 }

@@ -1,0 +1,139 @@
+// How a watch ends when the page or the browser stops answering. A browser that stops (SIGSTOP, a
+// hung main loop) sends no event at all: the page's load, its requests and the driver's own calls
+// would each wait for their full bound. So the browser is asked every second whether it still answers,
+// and the watch ends once it has been silent for BROWSER_ANSWER_MS, as it ends at once when the
+// renderer crashes or the browser goes away; every call after the watch is held to a time limit; and
+// the browser's processes are killed on the way out. The problems seen before are kept: a game that
+// froze or crashed did not start.
+
+import type { Browser, CDPSession, Page } from 'puppeteer-core'
+import { pollUntil } from '../../common/poll.ts'
+import {
+  BROWSER_ANSWER_MS,
+  BROWSER_CLOSE_MS,
+  TimeLimitError,
+  within,
+  type Clock,
+} from '../../common/timeouts.ts'
+
+/** How often the browser is asked whether it still answers while the page is watched. */
+const HEARTBEAT_MS = 1_000
+
+/** What ends the watch early: the renderer crashed, the browser went away or fell silent. */
+export interface Gone {
+  /** Aborted, with the reason in words, when the page or the browser is gone. */
+  signal: AbortSignal
+  reason(): string | undefined
+  /** Whether the browser fell silent or went away: nothing is to be asked of it any more. */
+  silent(): boolean
+  /** Hears of the page's renderer crashing. */
+  follow(page: Page): void
+  /** The call's answer, or a rejection with the reason as soon as the page or the browser is gone. */
+  race<T>(call: Promise<T>): Promise<T>
+  /** Stops asking the browser. */
+  stop(): void
+}
+
+/** `session`: the browser's own (its target's), asked whether it still answers. */
+export function watchGone(browser: Browser, session: CDPSession, clock: Clock): Gone {
+  const controller = new AbortController()
+  const stopped = new AbortController()
+  let silent = false
+  const end = (why: string) => {
+    if (!controller.signal.aborted) controller.abort(why)
+  }
+  browser.on('disconnected', () => {
+    silent = true
+    end('the browser exited or dropped its connection while the page was watched')
+  })
+  void fellSilent(session, AbortSignal.any([controller.signal, stopped.signal]), clock).then((fell) => {
+    if (!fell) return
+    silent = true
+    end(
+      `the browser stopped answering: it did not answer for ${BROWSER_ANSWER_MS / 1000} s while the page was watched`,
+    )
+  })
+  const gone = new Promise<never>((_, reject) => {
+    controller.signal.addEventListener('abort', () => reject(new Error(String(controller.signal.reason))), {
+      once: true,
+    })
+  })
+  gone.catch(() => undefined)
+  return {
+    signal: controller.signal,
+    reason: () => (controller.signal.aborted ? String(controller.signal.reason) : undefined),
+    silent: () => silent,
+    // puppeteer's only 'error' on a page is Inspector.targetCrashed.
+    follow: (page) =>
+      void page.on('error', () =>
+        end("the page's renderer crashed (its process ended) while it was watched"),
+      ),
+    race: (call) => Promise.race([call, gone]),
+    stop: () => stopped.abort(),
+  }
+}
+
+/** Whether the browser fell silent: asked every HEARTBEAT_MS until the signal ends the asking. */
+async function fellSilent(session: CDPSession, signal: AbortSignal, clock: Clock): Promise<boolean> {
+  const polled = await pollUntil(async () => ((await answers(session)) ? {} : undefined), {
+    timeoutMs: Number.POSITIVE_INFINITY,
+    clock,
+    signal,
+    waits: { firstMs: HEARTBEAT_MS, longestMs: HEARTBEAT_MS },
+  }).catch(() => undefined)
+  return polled?.seen === true
+}
+
+/** Whether it answers within BROWSER_ANSWER_MS; a connection gone is said by 'disconnected', not here. */
+async function answers(session: CDPSession): Promise<boolean> {
+  try {
+    await within(session.send('Browser.getVersion'), BROWSER_ANSWER_MS, 'the browser')
+    return true
+  } catch (error) {
+    return !(error instanceof TimeLimitError)
+  }
+}
+
+/**
+ * Whether the page and the browser still answer once the watch is over: a page that does not while
+ * the browser does is frozen (a loop that never yields); one where neither does, the browser stopped
+ * answering.
+ */
+export async function stillAnswering(session: CDPSession, page: Page): Promise<string | undefined> {
+  const [pageAnswer, browserAnswer] = await Promise.allSettled([
+    within(
+      page.evaluate(() => 1),
+      BROWSER_ANSWER_MS,
+      'the page',
+    ),
+    within(session.send('Browser.getVersion'), BROWSER_ANSWER_MS, 'the browser'),
+  ])
+  if (browserAnswer.status === 'rejected')
+    return `the browser stopped answering: it did not answer within ${BROWSER_ANSWER_MS / 1000} s after the watch`
+  if (pageAnswer.status === 'rejected')
+    return `the page's main thread froze: it did not answer within ${BROWSER_ANSWER_MS / 1000} s after the watch (a loop that never yields)`
+  return undefined
+}
+
+/**
+ * Ends the browser and every process it started: closed when it still answers, then its process
+ * group killed (SIGKILL ends a stopped process too), and its exit waited for, each within a bound.
+ */
+export async function endBrowser(browser: Browser, answering: boolean): Promise<void> {
+  const child = browser.process()
+  if (answering) await within(browser.close(), BROWSER_CLOSE_MS, 'the browser').catch(() => undefined)
+  if (!child?.pid) return
+  const exited =
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  try {
+    // Launched detached on POSIX: the group is the browser and every process it started.
+    if (process.platform === 'win32') child.kill('SIGKILL')
+    else process.kill(-child.pid, 'SIGKILL')
+  } catch {
+    // Already ended.
+  }
+  // The driver removes the browser's profile once this exit is seen.
+  await within(exited, BROWSER_CLOSE_MS, 'the browser').catch(() => undefined)
+}
