@@ -6,7 +6,8 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { test } from 'node:test'
 import { promisify } from 'node:util'
-import { emulatorFiles } from '../../scripts/ci/emulator.ts'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
+import { emulatorFiles, startEmulator } from '../../scripts/ci/emulator.ts'
 import { root } from '../support/actions.ts'
 import { deadPort } from '../support/helpers.ts'
 
@@ -34,4 +35,19 @@ test('start leaves the emulator answering after the script exits; stop ends it a
   assert.match(stopped.stdout, /GET \/cloud\/bootstrap 401/)
   assert.equal(await status(`${url}/cloud/bootstrap`), 'ECONNREFUSED')
   assert.equal(existsSync(emulatorFiles(port).pid), false)
+})
+
+test('start refuses a port something listens on, however slow it is to answer (a busy machine)', async () => {
+  // Accepts connections and never answers: an emulator on a machine too busy to answer within 2 s
+  // was taken for none, and a second one was started on its port.
+  const sockets: Socket[] = []
+  const server = createServer((socket) => void sockets.push(socket))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  try {
+    await assert.rejects(startEmulator(port), /already answers: stop what listens on port \d+ first/)
+  } finally {
+    for (const socket of sockets) socket.destroy()
+    await new Promise((resolve) => server.close(resolve))
+  }
 })

@@ -48903,6 +48903,10 @@ function getIDToken(aud) {
 function plural(count, noun) {
     return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
+/** The first `shown` of `list`, and how many more: `a, b, and 3 more`. */
+function listSome(list, shown) {
+    return `${list.slice(0, shown).join(', ')}${list.length > shown ? `, and ${list.length - shown} more` : ''}`;
+}
 /** The text with its first letter a capital: the start of a sentence. */
 function capital(text) {
     return text.charAt(0).toUpperCase() + text.slice(1);
@@ -49309,10 +49313,9 @@ const OBJECT_KEY_MAX_BYTES = 1024;
 const UPLOAD_KEY_PREFIX_BYTES = '00000000-0000-0000-0000-000000000000/'.length;
 const SITE_PATH_MAX_BYTES = OBJECT_KEY_MAX_BYTES - UPLOAD_KEY_PREFIX_BYTES;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+/** Every id of the service. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DOMAIN = /^[0-9a-z.-]+$/;
-function rules_isNonNegativeI32(value) {
-    return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= rules_I32_MAX;
-}
 function isI32(value) {
     return typeof value === 'number' && Number.isInteger(value) && value >= -rules_I32_MAX - 1 && value <= rules_I32_MAX;
 }
@@ -49625,7 +49628,7 @@ function inputList(inputs) {
 // Every time limit of a run: those derived once from `request-timeout` (the API client and the
 // upload's PUTs read them from here, so changing what the input means is one edit), the bounds of the
 // inputs that set one, and the fixed ones (GitHub's calls, an operation's deadline, the smoke test's
-// page load, git's answer to the CLI).
+// page load and browser, git's answer to the CLI); and `within`, which holds a call to one.
 const systemClock = { now: () => Date.now() };
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_REQUEST_TIMEOUT_SECONDS = 3600;
@@ -49643,6 +49646,18 @@ const DEFAULT_SMOKE_TEST_SECONDS = 3;
 const MAX_SMOKE_TEST_SECONDS = 120;
 /** How long the page may take to load: the seen-live bound, since the host already served it. */
 const PAGE_LOAD_TIMEOUT_MS = 60_000;
+/**
+ * How long the smoke test's browser or page may take to answer one call once the watch is over, and
+ * how long the browser may stay silent while the page is watched before it is said to have stopped
+ * answering: a busy runner answers in well under a second.
+ */
+const BROWSER_ANSWER_MS = 5_000;
+/** The bound of any one call to the browser the driver makes (puppeteer's protocolTimeout). */
+const BROWSER_CALL_TIMEOUT_MS = 30_000;
+/** How long the browser is given to close before its processes are killed, and then to be gone. */
+const BROWSER_CLOSE_MS = 3_000;
+/** How long the program named as the browser has to say what it is (its answer to --version). */
+const BROWSER_VERSION_TIMEOUT_MS = 5_000;
 /**
  * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
  * call can take at the default limits (retries stop 3 min after its first attempt, and the last
@@ -49687,6 +49702,23 @@ function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS
         apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / 10),
         putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
     };
+}
+/** A call not answered within its time limit: what it was, and the limit. */
+class TimeLimitError extends (/* unused pure expression or super */ null && (Error)) {
+    name = 'TimeLimitError';
+}
+/** The call's answer, or a TimeLimitError naming it once ms have passed without one. */
+async function within(call, ms, what) {
+    let timer;
+    const late = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new TimeLimitError(`${what} did not answer within ${ms / 1000} s`)), ms);
+    });
+    try {
+        return await Promise.race([call, late]);
+    }
+    finally {
+        clearTimeout(timer);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/table.ts
@@ -50298,7 +50330,6 @@ function checkToken(token) {
     }
     return token;
 }
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The service answers an id that is no UUID with a puzzling 404 "route not found". */
 function checkUuid(input, id) {
     if (UUID.test(id))
@@ -50356,13 +50387,6 @@ function readOptionalInteger(input, raw, min, max) {
         throw new UsageError(`${inputName(input)} '${text}' must be a whole number from ${min} to ${max}`);
     return value;
 }
-/** The service's matchmaker config takes signed 32-bit numbers. */
-function readU32(input, raw) {
-    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!isNonNegativeI32(value))
-        throw new UsageError(`${inputName(input)} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
-    return value;
-}
 function readChoice(get, input, choices) {
     const text = common_valueOf(get, input);
     if (choices.includes(text))
@@ -50380,9 +50404,10 @@ function readMatchmakerPair(get, hasNamespace, needs) {
         throw new UsageError(`${both} go together: give both or neither`);
     if (!hasNamespace)
         throw new UsageError(`${both} need ${needs}`);
+    // The service's matchmaker config takes signed 32-bit numbers.
     return {
-        lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
-        maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
+        lobbyCountMax: readOptionalInteger(Input.LobbyCountMax, lobbyCountMax, 0, I32_MAX),
+        maxPlayers: readOptionalInteger(Input.MaxPlayers, maxPlayers, 0, I32_MAX),
     };
 }
 function checkNameId(input, nameId) {
@@ -50677,10 +50702,9 @@ function fits(what, test) {
     return (value, at) => (test(value) ? undefined : named(at, what, value));
 }
 const isString = (value) => typeof value === 'string';
-const shape_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const aString = fits('a string', isString);
 /** A UUID: an id of another form (a line break, a path, a workflow command) never reaches a log, output or URL. */
-const anId = fits('an id (a UUID)', (value) => isString(value) && shape_UUID.test(value));
+const anId = fits('an id (a UUID)', (value) => isString(value) && UUID.test(value));
 /** A game's or a namespace's name id, at most a DNS label long: it becomes part of a host name. */
 const aNameId = fits('a name id (a-z, 0-9 and single dashes)', (value) => isString(value) && value.length <= 63 && NAME_ID.test(value));
 /** It becomes the host of the url output and of links in the comment. */

@@ -66051,6 +66051,10 @@ var external_node_util_ = __nccwpck_require__(7975);
 function plural(count, noun) {
     return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
+/** The first `shown` of `list`, and how many more: `a, b, and 3 more`. */
+function listSome(list, shown) {
+    return `${list.slice(0, shown).join(', ')}${list.length > shown ? `, and ${list.length - shown} more` : ''}`;
+}
 /** The text with its first letter a capital: the start of a sentence. */
 function capital(text) {
     return text.charAt(0).toUpperCase() + text.slice(1);
@@ -66604,10 +66608,9 @@ const OBJECT_KEY_MAX_BYTES = 1024;
 const UPLOAD_KEY_PREFIX_BYTES = '00000000-0000-0000-0000-000000000000/'.length;
 const SITE_PATH_MAX_BYTES = OBJECT_KEY_MAX_BYTES - UPLOAD_KEY_PREFIX_BYTES;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+/** Every id of the service. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DOMAIN = /^[0-9a-z.-]+$/;
-function isNonNegativeI32(value) {
-    return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= I32_MAX;
-}
 function isI32(value) {
     return typeof value === 'number' && Number.isInteger(value) && value >= -I32_MAX - 1 && value <= I32_MAX;
 }
@@ -66771,7 +66774,7 @@ function planParts(size, threshold, partSize = PART_SIZE) {
 // Every time limit of a run: those derived once from `request-timeout` (the API client and the
 // upload's PUTs read them from here, so changing what the input means is one edit), the bounds of the
 // inputs that set one, and the fixed ones (GitHub's calls, an operation's deadline, the smoke test's
-// page load, git's answer to the CLI).
+// page load and browser, git's answer to the CLI); and `within`, which holds a call to one.
 const systemClock = { now: () => Date.now() };
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_REQUEST_TIMEOUT_SECONDS = 3600;
@@ -66789,6 +66792,18 @@ const DEFAULT_SMOKE_TEST_SECONDS = 3;
 const MAX_SMOKE_TEST_SECONDS = 120;
 /** How long the page may take to load: the seen-live bound, since the host already served it. */
 const PAGE_LOAD_TIMEOUT_MS = 60_000;
+/**
+ * How long the smoke test's browser or page may take to answer one call once the watch is over, and
+ * how long the browser may stay silent while the page is watched before it is said to have stopped
+ * answering: a busy runner answers in well under a second.
+ */
+const BROWSER_ANSWER_MS = 5_000;
+/** The bound of any one call to the browser the driver makes (puppeteer's protocolTimeout). */
+const BROWSER_CALL_TIMEOUT_MS = 30_000;
+/** How long the browser is given to close before its processes are killed, and then to be gone. */
+const BROWSER_CLOSE_MS = 3_000;
+/** How long the program named as the browser has to say what it is (its answer to --version). */
+const BROWSER_VERSION_TIMEOUT_MS = 5_000;
 /**
  * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
  * call can take at the default limits (retries stop 3 min after its first attempt, and the last
@@ -66833,6 +66848,23 @@ function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS
         apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / 10),
         putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
     };
+}
+/** A call not answered within its time limit: what it was, and the limit. */
+class TimeLimitError extends Error {
+    name = 'TimeLimitError';
+}
+/** The call's answer, or a TimeLimitError naming it once ms have passed without one. */
+async function within(call, ms, what) {
+    let timer;
+    const late = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new TimeLimitError(`${what} did not answer within ${ms / 1000} s`)), ms);
+    });
+    try {
+        return await Promise.race([call, late]);
+    }
+    finally {
+        clearTimeout(timer);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/table.ts
@@ -67444,7 +67476,6 @@ function checkToken(token) {
     }
     return token;
 }
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The service answers an id that is no UUID with a puzzling 404 "route not found". */
 function checkUuid(input, id) {
     if (UUID.test(id))
@@ -67502,13 +67533,6 @@ function readOptionalInteger(input, raw, min, max) {
         throw new UsageError(`${inputName(input)} '${text}' must be a whole number from ${min} to ${max}`);
     return value;
 }
-/** The service's matchmaker config takes signed 32-bit numbers. */
-function readU32(input, raw) {
-    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!isNonNegativeI32(value))
-        throw new UsageError(`${inputName(input)} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
-    return value;
-}
 function readChoice(get, input, choices) {
     const text = common_valueOf(get, input);
     if (choices.includes(text))
@@ -67526,9 +67550,10 @@ function readMatchmakerPair(get, hasNamespace, needs) {
         throw new UsageError(`${both} go together: give both or neither`);
     if (!hasNamespace)
         throw new UsageError(`${both} need ${needs}`);
+    // The service's matchmaker config takes signed 32-bit numbers.
     return {
-        lobbyCountMax: readU32(table_Input.LobbyCountMax, lobbyCountMax),
-        maxPlayers: readU32(table_Input.MaxPlayers, maxPlayers),
+        lobbyCountMax: readOptionalInteger(table_Input.LobbyCountMax, lobbyCountMax, 0, I32_MAX),
+        maxPlayers: readOptionalInteger(table_Input.MaxPlayers, maxPlayers, 0, I32_MAX),
     };
 }
 function checkNameId(input, nameId) {
@@ -68258,9 +68283,9 @@ function numberField(body, field) {
 
 ;// CONCATENATED MODULE: ./src/emulator/router.ts
 // Matching a request's method and decoded path segments against route patterns.
-const router_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 function isUuid(value) {
-    return router_UUID.test(value);
+    return UUID.test(value);
 }
 /**
  * The route of a method and path; `wrongMethod` when only another method has that path (405).
@@ -73449,10 +73474,9 @@ function fits(what, test) {
     return (value, at) => (test(value) ? undefined : named(at, what, value));
 }
 const isString = (value) => typeof value === 'string';
-const shape_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const aString = fits('a string', isString);
 /** A UUID: an id of another form (a line break, a path, a workflow command) never reaches a log, output or URL. */
-const anId = fits('an id (a UUID)', (value) => isString(value) && shape_UUID.test(value));
+const anId = fits('an id (a UUID)', (value) => isString(value) && UUID.test(value));
 /** A game's or a namespace's name id, at most a DNS label long: it becomes part of a host name. */
 const aNameId = fits('a name id (a-z, 0-9 and single dashes)', (value) => isString(value) && value.length <= 63 && NAME_ID.test(value));
 /** It becomes the host of the url output and of links in the comment. */
@@ -74420,9 +74444,9 @@ function recordText(files, digest, source) {
     const lines = files.map((f) => JSON.stringify({ path: f.path, size: f.size, sha256: f.sha256 ?? ZERO_SHA256 }));
     return `${head.slice(0, -1)},"files":[\n${lines.join(',\n')}\n]}\n`;
 }
+/** The files' order changes none of their lines: they are sized as they are. */
 function recordSize(files, source) {
-    const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    return Buffer.byteLength(recordText(sorted, `sha256:${ZERO_SHA256}`, source));
+    return Buffer.byteLength(recordText(files, `sha256:${ZERO_SHA256}`, source));
 }
 function recordFile(manifest, source) {
     const bytes = Buffer.from(recordText(manifest.files, manifest.digest, source));
@@ -74836,6 +74860,18 @@ const GODOT = {
     /** How much of an HTML page is read to find the marks above. */
     htmlBytes: 2 * 1024 * 1024,
     missing: 'no <name>.pck (or <name>.asyncpck) beside <name>.wasm and <name>.js. Give the folder Godot exported into',
+};
+/**
+ * How each engine's page says its game started, which the smoke test hears by wrapping it before the
+ * page's scripts run (smoke/in-page-start.ts). Unity (2020 and later): the promise of the global
+ * createUnityInstance, a function its loader declares. Godot: the promise of an Engine instance's
+ * startGame or start. Engine is a `const` the page's scripts share, out of reach; each instance is
+ * reached as its constructor sets `this.rtenv = null`, its methods already on its prototype (the
+ * engine.js of Godot 4, and of Godot 3 once its methods moved to Engine.prototype).
+ */
+const ENGINE_STARTS = {
+    unity: { global: 'createUnityInstance' },
+    godot: { instanceMark: 'rtenv', methods: ['startGame', 'start'], callPrefix: 'engine.' },
 };
 const ENGINES = {
     unity: UNITY,
@@ -75299,13 +75335,12 @@ const versionOf = (published) => `version '${published.versionName}' (${publishe
 
 
 
+
 const NO_FOLLOW = external_node_fs_.constants.O_NOFOLLOW ?? 0;
 const READ_FLAGS = external_node_fs_.constants.O_RDONLY | NO_FOLLOW | (external_node_fs_.constants.O_NONBLOCK ?? 0);
 const READ_BUFFER = 256 * 1024;
 const openFile = external_node_fs_.openSync;
-function readAt(fd, buffer, offset, length, position) {
-    return new Promise((resolve, reject) => (0,external_node_fs_.read)(fd, buffer, offset, length, position, (error, bytesRead) => error ? reject(error) : resolve(bytesRead)));
-}
+const readAt = (0,external_node_util_.promisify)(external_node_fs_.read);
 function openUnfollowed(file, openWith = openFile) {
     if (NO_FOLLOW === 0 && (0,external_node_fs_.lstatSync)(file).isSymbolicLink()) {
         throw Object.assign(new Error(`ELOOP: a link is at its path, not followed, open '${file}'`), {
@@ -75350,7 +75385,7 @@ async function* streamScanned(file, offset = 0, length = file.size - offset, ope
         assertScannedFile(file, (0,external_node_fs_.fstatSync)(fd));
         for (let done = 0; done < length;) {
             const buffer = Buffer.allocUnsafe(Math.min(READ_BUFFER, length - done));
-            const bytesRead = await readAt(fd, buffer, 0, buffer.length, offset + done);
+            const { bytesRead } = await readAt(fd, buffer, 0, buffer.length, offset + done);
             if (bytesRead === 0)
                 throw changed(file, 'it is shorter than when it was scanned');
             done += bytesRead;
@@ -75371,19 +75406,16 @@ function openScanned(file, openWith) {
         return openUnfollowed(file.absolutePath, openWith);
     }
     catch (error) {
-        throw notReopened(file, error);
+        if (isOutOfDescriptors(error))
+            throw error;
+        const code = error.code;
+        const what = code === 'ELOOP'
+            ? 'was replaced by a link after it was scanned; the link is not followed'
+            : code === 'ENOENT' || code === 'ENOTDIR'
+                ? 'was removed after it was scanned'
+                : 'can no longer be opened';
+        throw new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error });
     }
-}
-function notReopened(file, error) {
-    if (isOutOfDescriptors(error))
-        return error;
-    const code = error.code;
-    const what = code === 'ELOOP'
-        ? 'was replaced by a link after it was scanned; the link is not followed'
-        : code === 'ENOENT' || code === 'ENOTDIR'
-            ? 'was removed after it was scanned'
-            : 'can no longer be opened';
-    return new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error });
 }
 function changed(file, why) {
     return new Error(`${file.path} changed after it was scanned: ${why}`);
@@ -75466,110 +75498,86 @@ function checkCoverage(file, list) {
     const range = (p) => `${p.request.byte_offset}+${p.request.content_length}`;
     const refused = `The service's upload requests for '${file.path}'`;
     let end = 0;
-    let previous;
     for (const [i, part] of list.entries()) {
         Object.assign(part, { number: i + 1, of: list.length });
         const offset = part.request.byte_offset;
+        const previous = list[i - 1];
         if (offset < end)
             throw new Error(`${refused} overlap: bytes ${range(previous)} and ${range(part)}`);
         if (offset > end)
             throw new Error(`${refused} leave a gap: bytes ${end}+${offset - end} ` +
                 `(between ${previous ? `bytes ${range(previous)}` : 'its start'} and bytes ${range(part)})`);
         end = offset + part.request.content_length;
-        previous = part;
     }
     if (end !== file.size && (list.length || file.size))
         throw new Error(list.length > 1
-            ? `${refused} leave a gap: bytes ${end}+${file.size - end} (after bytes ${range(previous)}, the last it asks for, to the end of its ${file.size} bytes)`
+            ? `${refused} leave a gap: bytes ${end}+${file.size - end} (after bytes ${range(list.at(-1))}, the last it asks for, to the end of its ${file.size} bytes)`
             : `${refused} cover ${end} of its ${file.size} bytes`);
 }
 /** Never by URL (a credential). */
 function describePart(part) {
-    return part.of === 1
-        ? `Upload of ${part.file.path}`
-        : `Upload of ${part.file.path} part ${part.number}/${part.of}`;
+    return `Upload of ${part.file.path}${part.of === 1 ? '' : ` part ${part.number}/${part.of}`}`;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/integrity.ts
-// The one place the upload's integrity is kept: every SHA-256 published, and the MD5 the ETag is
-// checked against, come from the bytes as sent. A file in parts is read once more after its last part
+// The one place the upload's integrity is proved: every SHA-256 published comes from the bytes as
+// sent (put.ts hashes them as it sends them). A file in parts is read once more after its last part
 // is stored, and each part as sent must hash as that read's range. A file hashed before the upload
 // must have been sent as hashed. Any difference fails the upload naming the file, before completion.
 
 
 
-function digestsOf(bytes) {
-    return { md5: (0,external_node_crypto_.hash)('md5', bytes), sha256: (0,external_node_crypto_.hash)('sha256', bytes) };
-}
-/** The digests of a body's chunks as they are sent. */
-function sentHash() {
-    const md5 = (0,external_node_crypto_.createHash)('md5');
-    const sha256 = (0,external_node_crypto_.createHash)('sha256');
-    let digests;
-    return {
-        sent: (chunk) => {
-            md5.update(chunk);
-            sha256.update(chunk);
-        },
-        digests: () => (digests ??= { md5: md5.digest('hex'), sha256: sha256.digest('hex') }),
-    };
-}
-class Integrity {
-    #options;
-    #digests;
+function proveIntegrity({ files, byFile, expected, open }) {
+    const digests = new Array(files.length);
     /** The SHA-256 of each part as sent. */
-    #sent = new Map();
-    constructor(options) {
-        this.#options = options;
-        this.#digests = new Array(options.files.length);
-    }
-    /** A part the store has: a file in one part is proved here, one in parts once all are stored. */
-    async stored(part, sent) {
-        if (part.of === 1)
-            return this.#prove(part.fileIndex, sent.sha256);
-        this.#sent.set(part, sent.sha256);
-        const parts = this.#options.byFile[part.fileIndex];
-        if (parts.every((p) => this.#sent.has(p)))
-            await this.#checkParts(part.fileIndex, parts);
-    }
-    /** Each file's SHA-256, once every part was stored; an empty file no request asked for is read as any. */
-    finish() {
-        const { files, byFile, open } = this.#options;
-        for (const [f, parts] of byFile.entries()) {
-            if (parts.length)
-                continue;
-            const file = files[f];
-            // Read as any file is: still the scanned one, unchanged.
-            if (!isBytesFile(file))
-                readScanned(file, 0, 0, open);
-            this.#prove(f, (0,external_node_crypto_.hash)('sha256', ''));
-        }
-        return this.#digests;
-    }
-    #prove(f, sha256) {
-        const expected = this.#options.expected?.[f];
-        if (expected !== undefined && expected !== sha256)
-            throw changed(this.#options.files[f], 'the bytes sent are not the ones hashed before the upload');
-        this.#digests[f] = sha256;
-    }
-    async #checkParts(f, parts) {
-        const file = this.#options.files[f];
+    const sent = new Map();
+    const prove = (f, sha256) => {
+        if (expected?.[f] !== undefined && expected[f] !== sha256)
+            throw changed(files[f], 'the bytes sent are not the ones hashed before the upload');
+        digests[f] = sha256;
+    };
+    const checkParts = async (f, parts) => {
+        const file = files[f];
         const whole = (0,external_node_crypto_.createHash)('sha256');
         for (const part of parts) {
             const range = (0,external_node_crypto_.createHash)('sha256');
             const { byte_offset: offset, content_length: length } = part.request;
             const chunks = isBytesFile(file)
                 ? [file.bytes.subarray(offset, offset + length)]
-                : streamScanned(file, offset, length, this.#options.open);
+                : streamScanned(file, offset, length, open);
             for await (const chunk of chunks) {
                 whole.update(chunk);
                 range.update(chunk);
             }
-            if (range.digest('hex') !== this.#sent.get(part))
+            if (range.digest('hex') !== sent.get(part))
                 throw changed(file, `part ${part.number}/${part.of} as sent is not what the file holds now`);
         }
-        this.#prove(f, whole.digest('hex'));
-    }
+        prove(f, whole.digest('hex'));
+    };
+    return {
+        /** A part the store has: a file in one part is proved here, one in parts once all are stored. */
+        async stored(part, sha256) {
+            if (part.of === 1)
+                return prove(part.fileIndex, sha256);
+            sent.set(part, sha256);
+            const parts = byFile[part.fileIndex];
+            if (parts.every((p) => sent.has(p)))
+                await checkParts(part.fileIndex, parts);
+        },
+        /** Each file's SHA-256, once every part was stored; an empty file no request asked for is read as any. */
+        finish() {
+            for (const [f, parts] of byFile.entries()) {
+                if (parts.length)
+                    continue;
+                const file = files[f];
+                // Read as any file is: still the scanned one, unchanged.
+                if (!isBytesFile(file))
+                    readScanned(file, 0, 0, open);
+                prove(f, (0,external_node_crypto_.hash)('sha256', ''));
+            }
+            return digests;
+        },
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/progress.ts
@@ -75596,6 +75604,7 @@ function createProgress(options) {
     timer.unref();
     return {
         addBytes: (count) => void (bytes += count),
+        /** A part of the file at `path` is stored; the file is done with its `of`-th. */
         partDone: (path, of) => {
             const left = (partsLeft.get(path) ?? of) - 1;
             if (left > 0)
@@ -75638,6 +75647,7 @@ var external_node_stream_ = __nccwpck_require__(7075);
 const SMALL_PART = 1024 * 1024;
 /** S3's XML errors are far smaller. */
 const ERROR_BODY_LIMIT = 8 * 1024;
+const digestsOf = (bytes) => ({ md5: (0,external_node_crypto_.hash)('md5', bytes), sha256: (0,external_node_crypto_.hash)('sha256', bytes) });
 /** A part that could not be stored: names the file and part, never the URL (a credential). */
 class PartUploadError extends Error {
     name = 'PartUploadError';
@@ -75645,67 +75655,62 @@ class PartUploadError extends Error {
     retryable;
     /** The store's `retry-after`, when it asked for a wait. */
     retryAfter;
-    constructor(message, status, retryable, options) {
-        super(message, options);
-        this.status = status;
-        this.retryable = retryable;
-        this.retryAfter = options?.retryAfter;
+    constructor(message, failure) {
+        super(message, failure);
+        this.status = failure.status;
+        this.retryable = failure.retryable;
+        this.retryAfter = failure.retryAfter;
     }
     /** Made again by the retry engine, saying how its retries stopped. */
     afterRetries(gaveUp) {
-        return new PartUploadError(this.message + gaveUpNote(gaveUp), this.status, this.retryable, {
-            cause: this,
-        });
+        const { status, retryable } = this;
+        return new PartUploadError(this.message + gaveUpNote(gaveUp), { status, retryable, cause: this });
     }
 }
 const timerDeadline = (ms, expired) => {
     const timer = setTimeout(expired, ms);
     return () => clearTimeout(timer);
 };
-/** Puts the part until stored or given up on: the digests of the bytes the store took, and the retries. */
+/** Puts the part until stored or given up on: the SHA-256 of the bytes the store took, and the retries. */
 async function putPart(part, context) {
     let retries = 0;
-    const digests = await withRetries(describePart(part), (attempt) => {
+    const { sha256 } = await withRetries(describePart(part), (attempt) => {
         retries = attempt;
         return putOnce(part, context);
-    }, (error, now) => put_classify(error, now, context.signal), { ...context.retry, signal: context.signal }, context.logger);
+    }, put_classify, { ...context.retry, signal: context.signal }, context.logger);
     context.progress.partDone(part.file.path, part.of);
-    return { digests, retries };
+    return { sha256, retries };
 }
 /** Only the store's and the wire's failures are retried; a file that changed is not. */
-function put_classify(error, now, signal) {
-    if (signal.aborted || !(error instanceof PartUploadError) || !error.retryable)
+function put_classify(error, now) {
+    if (!(error instanceof PartUploadError) || !error.retryable)
         return false;
     const afterMs = requestedDelay(error, now);
     return afterMs === undefined ? true : { afterMs };
 }
 async function putOnce(part, context) {
     const { request, file } = part;
-    const length = request.content_length;
-    const body = readBody(part, context);
-    const headers = { 'content-length': String(length) };
+    let body;
+    const headers = { 'content-length': String(request.content_length) };
     if (file.contentType)
         headers['content-type'] = file.contentType;
-    const deadlineMs = context.timeouts.putDeadlineMs(length);
+    const deadlineMs = context.timeouts.putDeadlineMs(request.content_length);
     // One controller a PUT, aborted by the upload or the deadline: short-lived, unlike a composite
     // AbortSignal.any of a timeout signal, which every PUT of a large site kept until a collection.
-    // Halted while the file was read: no PUT starts (a listener added now would never hear it).
-    if (context.signal.aborted) {
-        body.failed();
-        throw context.signal.reason;
-    }
     const controller = new AbortController();
     let expired = false;
     const stop = () => controller.abort(context.signal.reason);
     context.signal.addEventListener('abort', stop, { once: true });
+    const late = `not answered within its deadline of ${deadlineMs / 1000} s`;
     const cancel = (context.deadline ?? timerDeadline)(deadlineMs, () => {
         expired = true;
-        controller.abort(new Error(`not answered within its deadline of ${deadlineMs / 1000} s`));
+        controller.abort(new Error(late));
     });
     const { url } = request;
     // The origin and the rest as they came, byte for byte as signed (a URL object may re-encode them).
     const slash = url.indexOf('/', url.indexOf('//') + 2);
     try {
+        body = partBody(part, context);
         const answer = await context.dispatcher
             .request({
             origin: slash < 0 ? url : url.slice(0, slash),
@@ -75718,56 +75723,55 @@ async function putOnce(part, context) {
             bodyTimeout: context.timeouts.stallMs,
         })
             .catch((error) => {
-            body.failed();
-            if (context.signal.aborted)
-                throw error;
             // The file, not the wire: it changed, or was replaced, while it was read.
             if (body.readError)
                 throw body.readError;
-            const what = expired
-                ? `not answered within its deadline of ${deadlineMs / 1000} s`
-                : networkReason(error, context.timeouts.stallMs);
-            throw new PartUploadError(`${describePart(part)}: ${what}`, undefined, expired || isNetworkFailure(error), {
-                cause: error,
-            });
+            const what = expired ? late : networkReason(error, context.timeouts.stallMs);
+            const retryable = expired || isNetworkFailure(error);
+            throw new PartUploadError(`${describePart(part)}: ${what}`, { retryable, cause: error });
         });
         return await judge(part, answer, body, context.signal);
+    }
+    catch (error) {
+        // The attempt failed: the bytes it counted are taken back. Out of descriptors, its file's open is retried.
+        body?.failed();
+        throw descriptorFailure(part, error) ?? error;
     }
     finally {
         cancel();
         context.signal.removeEventListener('abort', stop);
     }
 }
-function readBody(part, context) {
-    try {
-        return partBody(part, context);
-    }
-    catch (error) {
-        if (!isOutOfDescriptors(error))
-            throw error;
-        const code = networkFailure(error)?.code;
-        throw new PartUploadError(`${describePart(part)}: out of file descriptors (${code}): ${descriptorLimitRemedy()}`, undefined, true, { cause: error });
-    }
+/** Out of descriptors, as the open of a part read whole or streamed meets it: retried. */
+function descriptorFailure(part, error) {
+    if (!isOutOfDescriptors(error))
+        return undefined;
+    const why = `out of file descriptors (${networkFailure(error)?.code}): ${descriptorLimitRemedy()}`;
+    return new PartUploadError(`${describePart(part)}: ${why}`, { retryable: true, cause: error });
 }
 function partBody(part, { open, progress }) {
     const { file, request } = part;
     const { byte_offset: offset, content_length: length } = request;
-    if (isBytesFile(file))
-        return bytesBody(file.bytes.subarray(offset, offset + length), progress);
-    if (length <= SMALL_PART)
-        return bytesBody(readScanned(file, offset, length, open), progress);
-    const scanned = file;
-    const hashed = sentHash();
+    if (isBytesFile(file) || length <= SMALL_PART) {
+        const bytes = isBytesFile(file)
+            ? file.bytes.subarray(offset, offset + length)
+            : readScanned(file, offset, length, open);
+        progress.addBytes(bytes.length);
+        return { body: bytes, digests: () => digestsOf(bytes), failed: () => progress.addBytes(-bytes.length) };
+    }
+    const md5 = (0,external_node_crypto_.createHash)('md5');
+    const sha256 = (0,external_node_crypto_.createHash)('sha256');
     let counted = 0;
     const body = {
-        body: external_node_stream_.Readable.from(chunks()),
-        digests: () => hashed.digests(),
+        body: external_node_stream_.Readable.from(chunks(file)),
+        digests: () => ({ md5: md5.digest('hex'), sha256: sha256.digest('hex') }),
         failed: () => progress.addBytes(-counted),
     };
-    async function* chunks() {
+    async function* chunks(scanned) {
         try {
             for await (const chunk of streamScanned(scanned, offset, length, open)) {
-                hashed.sent(chunk);
+                md5.update(chunk);
+                sha256.update(chunk);
                 counted += chunk.length;
                 progress.addBytes(chunk.length);
                 yield chunk;
@@ -75780,33 +75784,25 @@ function partBody(part, { open, progress }) {
     }
     return body;
 }
-function bytesBody(bytes, progress) {
-    progress.addBytes(bytes.length);
-    return { body: bytes, digests: () => digestsOf(bytes), failed: () => progress.addBytes(-bytes.length) };
-}
 /** Stored when 2xx and the ETag, when an MD5, is the MD5 of the bytes sent. */
 async function judge(part, answer, body, uploadSignal) {
-    const { statusCode: status } = answer;
-    if (status >= 200 && status < 300) {
-        // Not waited for: drained to keep the connection, and cut when the upload ends (a store trickling it).
-        answer.body.dump({ limit: 128 * 1024, signal: uploadSignal }).catch(() => { });
-        const etag = answer.headers.etag;
-        const sent = body.digests();
-        if (typeof etag === 'string' &&
-            /^"[0-9a-f]{32}"$/i.test(etag) &&
-            etag.slice(1, -1).toLowerCase() !== sent.md5) {
-            body.failed();
-            throw new PartUploadError(`${describePart(part)}: the store's ETag ${etag} is not the MD5 of the bytes sent ("${sent.md5}")`, status, true);
-        }
-        return sent;
+    const { statusCode: status, headers } = answer;
+    if (status < 200 || status >= 300) {
+        const text = await errorText(answer);
+        const retryAfter = headers['retry-after'];
+        throw new PartUploadError(`${describePart(part)}: the store answered ${status} ${text}`, {
+            status,
+            retryable: status >= 500 || status === 408 || status === 429,
+            retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+        });
     }
-    body.failed();
-    const text = await errorText(answer);
-    const retryable = status >= 500 || status === 408 || status === 429;
-    const retryAfter = answer.headers['retry-after'];
-    throw new PartUploadError(`${describePart(part)}: the store answered ${status} ${text}`, status, retryable, {
-        retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
-    });
+    // Not waited for: drained to keep the connection, and cut when the upload ends (a store trickling it).
+    answer.body.dump({ limit: 128 * 1024, signal: uploadSignal }).catch(() => { });
+    const sent = body.digests();
+    const etag = /^"([0-9a-f]{32})"$/i.exec(String(headers.etag))?.[1];
+    if (etag && etag.toLowerCase() !== sent.md5)
+        throw new PartUploadError(`${describePart(part)}: the store's ETag "${etag}" is not the MD5 of the bytes sent ("${sent.md5}")`, { status, retryable: true });
+    return sent;
 }
 async function errorText(answer) {
     let text = '';
@@ -75830,6 +75826,9 @@ async function errorText(answer) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/upload.ts
+// Files to their presigned requests, `concurrency` PUTs at a time (p-limit). The first part that
+// fails for good stops the others: no new PUT starts, those in flight are aborted, and the upload is
+// never completed.
 
 
 
@@ -75839,17 +75838,16 @@ async function uploadFiles(options) {
     options.signal?.throwIfAborted();
     const started = options.retry.now();
     const { parts, byFile } = parts_planParts(options.files, options.requests);
-    const integrity = new Integrity({ ...options, byFile });
+    const integrity = proveIntegrity({ ...options, byFile });
     const halt = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, halt.signal]) : halt.signal;
     const context = { ...options, progress: options.progress ?? noProgress, signal };
     const limit = pLimit(Math.max(1, options.concurrency));
     let retries = 0;
     const tasks = parts.map((part) => limit(async () => {
-        signal.throwIfAborted();
         const stored = await putPart(part, context);
         retries += stored.retries;
-        await integrity.stored(part, stored.digests);
+        await integrity.stored(part, stored.sha256);
     }));
     try {
         await Promise.all(tasks);
@@ -76486,8 +76484,6 @@ function hashArtifacts(files, openWith) {
 // time proportional to the name's length times the pattern's.
 
 
-
-
 const NOCASE = process.platform === 'win32';
 const GLOBSTAR = Symbol('**');
 const STAR = Symbol('*');
@@ -76497,12 +76493,10 @@ const sitePattern = (pattern) => pattern.replaceAll('\\', '/');
 function checkPatterns(patterns) {
     for (const raw of patterns) {
         const pattern = raw.startsWith('!') ? raw.slice(1) : raw;
-        if (external_node_path_default().isAbsolute(pattern) || /^[a-zA-Z]:/.test(pattern)) {
-            throw new UsageError(`${inputName(table_Input.Files)}: '${raw}' is absolute; patterns are relative to ${inputName(table_Input.Path)}`);
-        }
-        if (pattern.split(/[\\/]/).includes('..')) {
-            throw new UsageError(`${inputName(table_Input.Files)}: '${raw}' reaches outside ${inputName(table_Input.Path)}; patterns may not contain '..'`);
-        }
+        if (external_node_path_default().isAbsolute(pattern) || /^[a-zA-Z]:/.test(pattern))
+            throw common_usage `{files}: '${raw}' is absolute; patterns are relative to {path}`;
+        if (pattern.split(/[\\/]/).includes('..'))
+            throw common_usage `{files}: '${raw}' reaches outside {path}; patterns may not contain '..'`;
     }
 }
 /**
@@ -76534,13 +76528,9 @@ function compileRule(raw) {
         pattern = pattern.toLowerCase();
     const normal = external_node_path_default().posix.normalize(pattern);
     const body = normal.replace(/\/+$/, '');
-    const directoryOnly = normal.endsWith('/') && body !== '.';
     const segments = body === '.' || body === '' ? [GLOBSTAR] : body.split('/').map(compileSegment);
-    return {
-        exclude,
-        segments: segments.filter((s, i) => s !== GLOBSTAR || segments[i - 1] !== GLOBSTAR),
-        directoryOnly,
-    };
+    const collapsed = segments.filter((s, i) => s !== GLOBSTAR || segments[i - 1] !== GLOBSTAR);
+    return { exclude, segments: collapsed, directoryOnly: normal.endsWith('/') && body !== '.' };
 }
 function compileSegment(segment) {
     if (segment === '**')
@@ -76599,9 +76589,8 @@ function parseClass(segment, start) {
             i += posix[0].length;
         }
         else if (segment[i + 1] === '-' && segment[i + 2] !== undefined && segment[i + 2] !== ']') {
-            const low = char;
             const high = segment[i + 2];
-            tests.push((c) => c >= low && c <= high);
+            tests.push((c) => c >= char && c <= high);
             i += 3;
         }
         else {
@@ -76619,10 +76608,9 @@ function matchesRule(rule, parts) {
     const { segments } = rule;
     const end = segments.length;
     let states = closure(segments, [0]);
-    for (let k = 0; k < parts.length; k++) {
+    for (const [k, part] of parts.entries()) {
         if (k > 0 && states.includes(end))
             return true;
-        const part = parts[k];
         const next = [];
         for (const i of states) {
             if (i === end)
@@ -76749,10 +76737,6 @@ function relativeSitePath(root, absolutePath, pathApi = (external_node_path_defa
         : pathApi.relative(root, absolutePath);
     return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/');
 }
-/** The first `shown` of `list`, and how many more. */
-function listSome(list, shown) {
-    return `${list.slice(0, shown).join(', ')}${list.length > shown ? `, and ${list.length - shown} more` : ''}`;
-}
 /** The service knows files by UTF-8 paths; a name with a real U+FFFD passes. */
 async function refuseUndecodable(root, folder) {
     const prefix = folder === root ? '' : `${relativeSitePath(root, folder)}/`;
@@ -76796,9 +76780,6 @@ function hiddenLeftOut(hidden) {
 
 
 
-async function scanArtifacts(options) {
-    return (await scanSite(options)).files;
-}
 /** Files scanned between two turns of the event loop, for a cancel to be heard. */
 const SCANS_A_TURN = 512;
 /** `hidden`: left out (include-hidden false), a folder's with a trailing `/`. */
@@ -76806,18 +76787,18 @@ async function scanSite(options) {
     const root = external_node_path_default().resolve(options.root);
     const realRoot = await checkRoot(root, options);
     const { found, others, hidden } = await walkSite({ ...options, root });
-    const scan = { root, realRoot, others, options };
-    const described = [];
+    const refused = { 'too-long': [], 'not-regular': [], unopenable: [] };
+    const scan = { root, realRoot, others, options, refused };
+    const files = [];
     for (const [i, absolutePath] of found.entries()) {
         if (i % SCANS_A_TURN === SCANS_A_TURN - 1)
             await (0,promises_namespaceObject.setImmediate)();
         options.signal?.throwIfAborted();
-        described.push(await describeFile(absolutePath, scan));
+        const file = await describeFile(absolutePath, scan);
+        if (file)
+            files.push(file);
     }
-    const files = collected(described, options);
-    const total = files.reduce((sum, f) => sum + f.size, 0);
-    if (options.sizeLimit && total >= options.sizeLimit.bytes)
-        throw new UsageError(options.sizeLimit.message(total));
+    scan_refuse(refused, files, options);
     return { files, hidden };
 }
 async function checkRoot(root, { root: given, includeHidden, patterns, logger }) {
@@ -76837,30 +76818,27 @@ async function checkRoot(root, { root: given, includeHidden, patterns, logger })
     const gitEntry = await (0,promises_.lstat)(external_node_path_default().join(root, '.git')).catch(() => undefined);
     if (!gitEntry)
         return realRoot;
-    if (includeHidden) {
+    if (includeHidden)
         throw common_usage `{path}: '${given}' is the root of a git repository, and {include-hidden} would upload its .git (the whole history): give the folder of the built site (say dist), or set ${input_naming_inputAssignment(table_Input.IncludeHidden, 'false')}`;
-    }
     logger.warning(common_usage `{path}: '${given}' is the root of a git repository (it holds .git): every file of the repository is deployed, .git and other hidden files left out. Give the folder of the built site (say dist) if that is not meant.`
         .message);
     return realRoot;
 }
-const SKIPPED = { kind: 'skipped' };
-const notRegular = (relative, stats) => ({
-    kind: 'not-regular',
-    entry: `${relative} (${read_kindOf(stats)})`,
-});
+function refused(scan, kind, relative, why) {
+    scan.refused[kind].push(`${relative} (${why})`);
+}
 async function describeFile(absolutePath, scan) {
     const relative = relativeSitePath(scan.root, absolutePath);
     const bytes = Buffer.byteLength(relative);
     if (bytes > SITE_PATH_MAX_BYTES)
-        return { kind: 'too-long', entry: `${relative} (${bytes} bytes)` };
+        return refused(scan, 'too-long', relative, `${bytes} bytes`);
     try {
         const readPath = await whereToRead(absolutePath, relative, scan);
-        if (typeof readPath !== 'string')
-            return readPath;
+        if (readPath === undefined)
+            return undefined;
         const opened = statOpened(readPath, scan.options.open);
         if (!opened.isFile())
-            return notRegular(relative, opened);
+            return refused(scan, 'not-regular', relative, read_kindOf(opened));
         const contentType = contentTypeOf(relative);
         const { size, mtimeMs, dev, ino } = opened;
         return {
@@ -76874,7 +76852,7 @@ async function describeFile(absolutePath, scan) {
         };
     }
     catch (error) {
-        return { kind: 'unopenable', entry: `${relative} (${openFailure(error)})` };
+        return refused(scan, 'unopenable', relative, openFailure(error));
     }
 }
 /** The file itself, or the file a link inside path leads to; a device is never opened. */
@@ -76884,13 +76862,13 @@ async function whereToRead(absolutePath, relative, scan) {
     const stats = await (0,promises_.lstat)(absolutePath);
     if (stats.isSymbolicLink())
         return linkTarget(absolutePath, relative, scan);
-    return stats.isFile() ? absolutePath : notRegular(relative, stats);
+    return stats.isFile() ? absolutePath : refused(scan, 'not-regular', relative, read_kindOf(stats));
 }
-async function linkTarget(link, relative, { realRoot, options }) {
+async function linkTarget(link, relative, scan) {
+    const { realRoot, options } = scan;
     const real = await (0,promises_.realpath)(link).catch(() => undefined);
     const skip = (why) => {
         options.logger.warning(`Skipping ${relative}: it is a link ${why}`);
-        return SKIPPED;
     };
     if (real === undefined)
         return skip('to nothing');
@@ -76899,7 +76877,7 @@ async function linkTarget(link, relative, { realRoot, options }) {
     const target = await (0,promises_.stat)(real);
     if (target.isDirectory())
         return skip('to a folder inside path, whose files are collected where they are');
-    return target.isFile() ? real : notRegular(relative, target);
+    return target.isFile() ? real : refused(scan, 'not-regular', relative, read_kindOf(target));
 }
 /** The first refusal found in this order is said. */
 const REFUSALS = {
@@ -76907,15 +76885,7 @@ const REFUSALS = {
     'not-regular': (count, them, list) => common_usage `{path}: a site holds only regular files; ${count === 1 ? 'this is not one' : 'these are not'}: ${list}. Remove ${them}, or leave ${them} out with ${input_naming_inputAssignment(table_Input.Files, "'!<path>'")}`,
     unopenable: (count, them, list) => common_usage `{path}: every file of the site is opened before anything is created, and ${count === 1 ? 'this one' : `these ${count}`} could not be: ${list}. Make ${them} readable, or leave ${them} out with ${input_naming_inputAssignment(table_Input.Files, "'!<path>'")}`,
 };
-function collected(described, options) {
-    const files = [];
-    const refused = { 'too-long': [], 'not-regular': [], unopenable: [] };
-    for (const d of described) {
-        if (!('kind' in d))
-            files.push(d);
-        else if (d.kind !== 'skipped')
-            refused[d.kind].push(d.entry);
-    }
+function scan_refuse(refused, files, options) {
     for (const [kind, refusal] of Object.entries(REFUSALS)) {
         const list = refused[kind].sort();
         if (list.length)
@@ -76925,10 +76895,9 @@ function collected(described, options) {
         const patterns = options.patterns.map((p) => `'${p}'`).join(', ');
         const hidden = options.includeHidden
             ? ''
-            : common_usage ` (hidden files are skipped unless {include-hidden} is true)`.message;
+            : namedInputs(' (hidden files are skipped unless {include-hidden} is true)');
         throw common_usage `{files}: no file under '${options.root}' matches ${patterns}${hidden}`;
     }
-    return files;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/collect/routes.ts
@@ -77338,6 +77307,7 @@ function readFileStart(file, bytes) {
 
 
 
+
 async function collectSite(site, options) {
     const { logger } = options;
     const { files, hidden } = await scanSite({
@@ -77345,14 +77315,12 @@ async function collectSite(site, options) {
         root: site.path,
         patterns: site.files,
         includeHidden: site.includeHidden,
-        sizeLimit: {
-            bytes: SITE_BYTES_LIMIT,
-            message: (total) => `${inputName(table_Input.Path)}: the site holds ${formatBytes(total)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`,
-        },
     });
+    const totalBytes = files.reduce((sum, f) => sum + f.size, 0);
+    if (totalBytes >= SITE_BYTES_LIMIT)
+        throw common_usage `{path}: the site holds ${formatBytes(totalBytes)}; the service takes less than ${SITE_BYTES_LIMIT} bytes (1 GB) a site`;
     if (options.siteRecord)
         checkRecordPathFree(files);
-    const totalBytes = files.reduce((sum, f) => sum + f.size, 0);
     logger.info(`${plural(files.length, 'file')}, ${formatBytes(totalBytes)}`);
     const leftOut = hiddenLeftOut(hidden);
     if (leftOut)
@@ -77364,21 +77332,17 @@ async function collectSite(site, options) {
     const serving = await planServing(files, site.webEngine, site.headers);
     applyContentTypes(files, serving);
     logServingPlan(serving, logger);
-    if (site.failOnWarning && serving.warnings.length)
-        throw warningsRefusal(serving.warnings);
-    if (serving.routes.length && !options.publish) {
+    if (site.failOnWarning && serving.warnings.length) {
+        const count = serving.warnings.length === 1 ? 'a warning' : `${serving.warnings.length} warnings`;
+        throw common_usage `{fail-on-warning}: the site drew ${count}, so nothing was created: ${serving.warnings.join(' ')}`;
+    }
+    if (serving.routes.length && !options.publish)
         logger.info(`No version is published (${inputName(table_Input.Publish)} is off, or no namespace): the routes above are not set; the content types are`);
-    }
-    let manifest;
-    if (options.digestFirst) {
-        manifest = buildManifest(files, await hashArtifacts(files, options.open));
+    const hashed = options.digestFirst ? await hashArtifacts(files, options.open) : undefined;
+    const manifest = hashed && buildManifest(files, hashed);
+    if (manifest)
         logger.info(`Digest ${manifest.digest}`);
-    }
     return { files, serving, totalBytes, manifest, hidden };
-}
-function warningsRefusal(warnings) {
-    const count = warnings.length === 1 ? 'a warning' : `${warnings.length} warnings`;
-    return new UsageError(`${inputName(table_Input.FailOnWarning)}: the site drew ${count}, so nothing was created: ${warnings.join(' ')}`);
 }
 /** With the folder to give instead: a Unity build's parent for its `Build/`, or the folder of the page. */
 function missingIndex(files, root) {
@@ -77940,7 +77904,7 @@ async function uploadSite(options) {
     options.signal?.throwIfAborted();
     await client.completeUpload(site.upload_id);
     logger.info(`Completed upload ${site.upload_id}: site ${site.site_id} holds ${descriptors.length} files`);
-    return { siteId: site.site_id, uploadId: site.upload_id, upload, manifest, record };
+    return { upload, record };
 }
 function hashedBefore(files, manifest) {
     const byPath = new Map(manifest.files.map((f) => [f.path, f.sha256]));
@@ -77953,9 +77917,7 @@ const DESCRIPTORS_SPARED = 16;
 /** Read before the site exists: a low open-files limit is lived within, not met as EMFILE midway. */
 function concurrencyWithin(options) {
     const wanted = options.concurrency;
-    const free = (options.descriptorsFree ?? descriptorsFree)();
-    if (free === undefined)
-        return wanted;
+    const free = descriptorsFree();
     const within = Math.max(1, Math.min(wanted, Math.floor((free - DESCRIPTORS_SPARED) / DESCRIPTORS_PER_PUT)));
     if (within < wanted)
         options.logger.info(`${free} file descriptors free under this process's open-files limit: ${within} uploads at a time, ` +
@@ -77966,12 +77928,10 @@ function concurrencyWithin(options) {
 function descriptorsFree() {
     try {
         const limit = /^Max open files\s+(\d+)/m.exec((0,external_node_fs_.readFileSync)('/proc/self/limits', 'utf8'))?.[1];
-        if (limit === undefined)
-            return undefined;
-        return Number(limit) - (0,external_node_fs_.readdirSync)('/proc/self/fd').length;
+        return limit === undefined ? Infinity : Number(limit) - (0,external_node_fs_.readdirSync)('/proc/self/fd').length;
     }
     catch {
-        return undefined;
+        return Infinity;
     }
 }
 
@@ -78051,6 +78011,87 @@ function browserName(file, version) {
     return major ? `${product} ${major}` : product;
 }
 
+;// CONCATENATED MODULE: ./src/deploy/smoke/identify.ts
+// Whether the program the smoke test is to open the game in is a Chrome or Chromium, asked before the
+// deploy creates anything: anything else (a script, another browser) would be waited on for the whole
+// launch timeout and leave its children running. Its answer to --version says what it is; one that is
+// not a Chrome is refused, the run failed before anything is uploaded.
+
+
+
+
+
+
+/** Chrome, Chromium, Chrome for Testing, Edge: Chromium's family, which the driver speaks to. */
+const CHROMIUM_FAMILY = /Chrom|Edge/;
+/** Its first line of answer to --version, read within the timeout; its processes ended whatever it does. */
+async function askVersion(file, timeoutMs = BROWSER_VERSION_TIMEOUT_MS) {
+    // Its own process group (POSIX): whatever it starts is ended with it.
+    const child = (0,external_node_child_process_.spawn)(file, ['--version'], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+        detached: process.platform !== 'win32',
+    });
+    let said = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk) => {
+        if (said.length < 1000)
+            said += chunk;
+    });
+    const ended = await new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(false), timeoutMs);
+        child.once('error', () => resolve(false));
+        child.once('close', () => {
+            clearTimeout(timer);
+            resolve(true);
+        });
+    });
+    const running = child.exitCode === null && child.signalCode === null;
+    const exited = running ? new Promise((resolve) => child.once('exit', resolve)) : undefined;
+    endGroup(child.pid);
+    if (running)
+        child.kill('SIGKILL');
+    // A program that could not be started (EACCES) never exits: not waited for.
+    if (exited)
+        await within(exited, BROWSER_VERSION_TIMEOUT_MS, file).catch(() => undefined);
+    return ended ? said.split('\n')[0]?.trim() : undefined;
+}
+function endGroup(pid) {
+    if (!pid || process.platform === 'win32')
+        return;
+    try {
+        process.kill(-pid, 'SIGKILL');
+    }
+    catch {
+        // Ended already, with everything it started.
+    }
+}
+/** How the program was named: `browser is X`, `CHROME_BIN names X`, `X, at this OS's usual path,`. */
+function identify_named(browser) {
+    if (browser.from === inputName(table_Input.Browser))
+        return `${browser.from} is ${browser.path}, which`;
+    if (browser.from === browser.path)
+        return `${browser.path}, at this OS's usual path for one,`;
+    return `${browser.from} names ${browser.path}, which`;
+}
+/**
+ * Throws a UsageError, naming the program, where it was named and what it said, when it is not one of
+ * Chromium's family. Chrome on Windows prints nothing for --version: there, the launch's own timeout
+ * is left to tell.
+ */
+async function requireChrome(browser, platform = process.platform) {
+    if (platform === 'win32')
+        return;
+    const said = await askVersion(browser.path);
+    if (said !== undefined && CHROMIUM_FAMILY.test(said))
+        return;
+    const what = said === undefined
+        ? `it did not answer --version within ${BROWSER_VERSION_TIMEOUT_MS / 1000} s`
+        : said
+            ? `it answers --version with "${clip(said, 100)}"`
+            : 'it answers --version with nothing';
+    throw new UsageError(`${identify_named(browser)} is not Chrome or Chromium: ${what}. Set ${inputName(table_Input.Browser)} to a Chrome or Chromium's path, or ${input_naming_inputAssignment(table_Input.SmokeTest, 'false')}`);
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/smoke/verdict.ts
 // What a smoke test's watch of the page (watch.ts) comes to: passed or failed, in one line, with the
 // first problem in words and what a user can do about it; and the same in the words of the summary,
@@ -78059,44 +78100,155 @@ function browserName(file, version) {
 
 
 
+/** What makes an engine's start fail, rather than what it says after. */
+const CAUSES = new Set(['request', 'exception', 'load']);
 /** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
 function verdict_judge(seen, watchMs) {
     const { problems, canvas } = seen;
     const failedRequests = problems.count('request');
-    const errors = problems.count() - failedRequests;
-    const flat = canvas !== undefined && canvas.colours <= 1;
+    const notStarted = startProblem(seen.started);
+    const errors = problems.count() - failedRequests + (notStarted ? 1 : 0);
+    // Judged on what shows in the screenshot: a page of one colour painted nothing, and a canvas
+    // under a loading bar is what is left of it in sight.
+    const blank = seen.painted !== undefined && seen.painted.colours <= 1;
+    const flat = blank || (canvas !== undefined && canvas.colours <= 1);
     const counts = [
         plural(errors, 'error'),
         plural(seen.answered, 'request') + ' answered',
         ...(failedRequests ? [plural(failedRequests, 'request') + ' failed'] : []),
         ...refusedCount(seen),
     ];
-    const drew = !canvas
-        ? 'no canvas on the page'
-        : flat
-            ? `the canvas one flat colour (${canvas.first})`
-            : 'the canvas drew';
+    const drew = blank
+        ? `the page one flat colour (${seen.painted.first})`
+        : !canvas
+            ? seen.screenshot
+                ? 'no canvas on the page'
+                : 'no screenshot'
+            : canvas.colours === 0
+                ? 'the canvas covered by the page'
+                : flat
+                    ? `the canvas one flat colour (${canvas.first})`
+                    : `the canvas drew${webglOf(seen.started)}`;
     const screenshot = seen.screenshot;
-    const first = problems.kept[0];
+    // The page froze, crashed, the browser went away, or the page left: what decided, whatever came before.
+    // An engine that did not start says so after its cause (a file refused, a script that threw): the
+    // cause first, where one was seen, else the engine's word.
+    const first = problems.kept.find((p) => p.kind === 'browser') ??
+        problems.kept.find((p) => p.kind === 'left') ??
+        (notStarted && problems.kept.find((p) => CAUSES.has(p.kind))) ??
+        notStarted ??
+        problems.kept[0];
     if (!first && !flat) {
         const when = seen.loadMs === undefined ? '' : ` in ${formatSeconds(seen.loadMs)}`;
+        const said = engineSaid(seen.started);
         return {
             status: 'passed',
-            line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
+            line: `the game started in ${seen.browser}${when}: ${said ? `${said}, ` : ''}${counts.join(', ')}, ${drew}`,
+            decidedBy: `${said ? `${said}, ` : ''}no problem seen, and ${canvas ? 'the canvas drew' : 'the page painted'} (screenshot)`,
             screenshot,
         };
     }
-    const problem = first
-        ? describeProblem(first)
-        : `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) ` +
-            `${formatSeconds(watchMs)} after the page loaded: the game drew nothing`;
+    const problem = first ? describeProblem(first) : nothingDrawn(seen, blank, watchMs);
     return {
         status: 'failed',
         line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
         problem,
-        remedy: remedyFor(problems.kept, first, watchMs),
+        decidedBy: first ? signalOf(first) : drawnSignal(blank, canvas),
+        remedy: remedyFor(notStarted ? [...problems.kept, notStarted] : problems.kept, first, watchMs),
         screenshot,
     };
+}
+/** The signal a problem is, in the log's words. */
+function signalOf(problem) {
+    switch (problem.kind) {
+        case 'browser':
+            return 'the page or the browser stopped answering';
+        case 'left':
+            return 'the page left the deployed URL';
+        case 'request':
+            if (problem.stalled)
+                return 'a request not ended when the watch ended';
+            return problem.status !== undefined ? 'a request answered with an error' : 'a request that failed';
+        case 'exception':
+            return 'an uncaught exception';
+        case 'console':
+            return 'a console.error';
+        case 'alert':
+            return 'an alert';
+        case 'engine':
+            return `${ENGINES[problem.engine].name}'s report on the page`;
+        case 'load':
+            return 'the page did not load';
+        case 'start':
+            return `${ENGINES[problem.engine].name}'s start: ${START_SIGNALS[problem.why]}`;
+    }
+}
+const START_SIGNALS = {
+    rejected: 'its promise rejected',
+    pending: 'its promise not resolved within the watch',
+    'no-webgl': 'no WebGL context created',
+};
+/** "Unity said it started (createUnityInstance resolved at 2.6 s, WebGL2)"; undefined without an engine's word. */
+function engineSaid(started) {
+    const engine = started?.engine;
+    if (engine?.resolvedMs === undefined)
+        return undefined;
+    const webgl = webglOf(started).replace(/^ \((.*)\)$/, ', $1');
+    return `${ENGINES[engine.engine].name} said it started (${engine.call} resolved at ${formatSeconds(engine.resolvedMs)}${webgl})`;
+}
+/** " (WebGL2)" when the page created a WebGL context; "" when it created none. */
+function webglOf(started) {
+    const created = started?.webgl.created ?? [];
+    const kind = created.includes('webgl2') ? 'WebGL2' : created.length ? 'WebGL' : undefined;
+    return kind ? ` (${kind})` : '';
+}
+/**
+ * Where the page's engine said whether it started: its start promise rejected, had not resolved when
+ * the watch ended, or resolved without any WebGL context created.
+ */
+function startProblem(started) {
+    const engine = started?.engine;
+    if (!engine)
+        return undefined;
+    const name = ENGINES[engine.engine].name;
+    const base = { kind: 'start', engine: engine.engine };
+    if (engine.rejected !== undefined)
+        return {
+            ...base,
+            why: 'rejected',
+            message: `${name} did not start: ${engine.call} rejected (${engine.rejected})`,
+        };
+    if (engine.resolvedMs === undefined)
+        return {
+            ...base,
+            why: 'pending',
+            message: `${name} did not say it started: ${engine.call} had not resolved when the watch ended`,
+        };
+    const { webgl } = started;
+    if (webgl.created.length)
+        return undefined;
+    const refused = webgl.refused.length ? ` (${webgl.refused.join(', ')} refused)` : '';
+    return {
+        ...base,
+        why: 'no-webgl',
+        message: `${name} said it started (${engine.call} resolved), but no WebGL context was created${refused}`,
+    };
+}
+function drawnSignal(blank, canvas) {
+    if (blank)
+        return 'the screenshot: the page one flat colour';
+    if (canvas?.colours === 0)
+        return 'the screenshot: the canvas covered';
+    return 'the screenshot: the canvas one flat colour where it shows';
+}
+function nothingDrawn(seen, blank, watchMs) {
+    const after = `${formatSeconds(watchMs)} after the page loaded: the game drew nothing`;
+    if (blank)
+        return `the page shows one flat colour (${seen.painted.first}) ${after}`;
+    const canvas = seen.canvas;
+    if (canvas.colours === 0)
+        return `the canvas (${canvas.width}×${canvas.height}) is covered by the page's own elements (a loading bar, a splash) ${after}`;
+    return `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) where it is seen ${after}`;
 }
 /** The page's connections to the runner's own network, refused (not a failure of the game by itself). */
 function refusedCount(seen) {
@@ -78115,6 +78267,8 @@ function describeProblem(problem) {
         case 'console':
             return `console.error: ${problem.message}${problem.url ? ` (${problem.url})` : ''}`;
         case 'request':
+            if (problem.stalled)
+                return stalledRequest(problem.url, problem.stalled);
             return problem.status !== undefined
                 ? `${problem.url} answered ${problem.status}`
                 : `${problem.url} could not be fetched (${problem.failure})`;
@@ -78124,7 +78278,17 @@ function describeProblem(problem) {
             return `${ENGINES[problem.engine].name} reported: ${problem.message}`;
         case 'load':
             return `the page did not load: ${problem.message}`;
+        case 'browser':
+            return problem.message;
+        case 'left':
+            return `the page left the deployed URL for ${problem.url}`;
+        case 'start':
+            return problem.message;
     }
+}
+function stalledRequest(url, { bytes, total, ms }) {
+    const of = total === undefined ? '' : ` of ${formatBytes(total)}`;
+    return `${url} had not ended when the watch ended: ${formatBytes(bytes)}${of} arrived in ${formatSeconds(ms)}`;
 }
 const SUFFIXES = COMPRESSIONS.map(({ suffix }) => suffix.slice(1)).join('|');
 /**
@@ -78138,8 +78302,14 @@ const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i;
 function remedyFor(problems, first, watchMs) {
     if (!first)
         return `if the game takes longer than ${formatSeconds(watchMs)} to draw, raise ${inputName(table_Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`;
+    if (first.kind === 'request' && first.stalled)
+        return `the host stalled on it, or the game waits on a request that never ends: open the URL in a browser and watch its network panel; if the file is only slow, raise ${inputName(table_Input.SmokeTestSeconds)}`;
     if (first.kind === 'request')
         return requestRemedy(first.status);
+    if (first.kind === 'start' && first.why === 'pending')
+        return `if the game takes longer than ${formatSeconds(2 * watchMs)} after its page loaded to start, raise ${inputName(table_Input.SmokeTestSeconds)}; else open the URL in a browser and watch its console and network panel`;
+    if (first.kind === 'start' && first.why === 'no-webgl')
+        return "the game ran without WebGL: check that it starts in a browser without a GPU (the smoke test's Chrome renders WebGL in software, with SwiftShader)";
     const said = problems
         .filter((p) => p.kind !== 'request')
         .map(describeProblem)
@@ -78154,6 +78324,10 @@ function remedyFor(problems, first, watchMs) {
     if (ISOLATION.test(said))
         return ('a Godot export with thread support needs the page cross-origin isolated, which this CDN cannot send: export ' +
             "without threads, or as a Progressive Web App with 'Ensure Cross Origin Isolation Headers'");
+    if (first.kind === 'browser')
+        return 'open the URL in a browser and watch its main thread (the performance panel) and its memory: a re-run checks again';
+    if (first.kind === 'left')
+        return 'find what sends the page away (a redirect of its script, a link followed, a frame-busting script): the game must run at the deployed URL';
     if (first.kind === 'load')
         return 'check that the URL opens in a browser; a re-run checks again';
     return "fix the error it names, and check that the game runs from this URL (an absolute path, another host's origin)";
@@ -78479,6 +78653,356 @@ async function read(socket, n) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/deploy/smoke/ending.ts
+// How a watch ends when the page or the browser stops answering. A browser that stops (SIGSTOP, a
+// hung main loop) sends no event at all: the page's load, its requests and the driver's own calls
+// would each wait for their full bound. So the browser is asked every second whether it still answers,
+// and the watch ends once it has been silent for BROWSER_ANSWER_MS, as it ends at once when the
+// renderer crashes or the browser goes away; every call after the watch is held to a time limit; and
+// the browser's processes are killed on the way out. The problems seen before are kept: a game that
+// froze or crashed did not start.
+
+
+/** How often the browser is asked whether it still answers while the page is watched. */
+const HEARTBEAT_MS = 1_000;
+/** `session`: the browser's own (its target's), asked whether it still answers. */
+function watchGone(browser, session, clock) {
+    const controller = new AbortController();
+    const stopped = new AbortController();
+    let silent = false;
+    const end = (why) => {
+        if (!controller.signal.aborted)
+            controller.abort(why);
+    };
+    browser.on('disconnected', () => {
+        silent = true;
+        end('the browser exited or dropped its connection while the page was watched');
+    });
+    void fellSilent(session, AbortSignal.any([controller.signal, stopped.signal]), clock).then((fell) => {
+        if (!fell)
+            return;
+        silent = true;
+        end(`the browser stopped answering: it did not answer for ${BROWSER_ANSWER_MS / 1000} s while the page was watched`);
+    });
+    const gone = new Promise((_, reject) => {
+        controller.signal.addEventListener('abort', () => reject(new Error(String(controller.signal.reason))), {
+            once: true,
+        });
+    });
+    gone.catch(() => undefined);
+    return {
+        signal: controller.signal,
+        reason: () => (controller.signal.aborted ? String(controller.signal.reason) : undefined),
+        silent: () => silent,
+        // puppeteer's only 'error' on a page is Inspector.targetCrashed.
+        follow: (page) => void page.on('error', () => end("the page's renderer crashed (its process ended) while it was watched")),
+        race: (call) => Promise.race([call, gone]),
+        stop: () => stopped.abort(),
+    };
+}
+/** Whether the browser fell silent: asked every HEARTBEAT_MS until the signal ends the asking. */
+async function fellSilent(session, signal, clock) {
+    const polled = await pollUntil(async () => ((await answers(session)) ? {} : undefined), {
+        timeoutMs: Number.POSITIVE_INFINITY,
+        clock,
+        signal,
+        waits: { firstMs: HEARTBEAT_MS, longestMs: HEARTBEAT_MS },
+    }).catch(() => undefined);
+    return polled?.seen === true;
+}
+/** Whether it answers within BROWSER_ANSWER_MS; a connection gone is said by 'disconnected', not here. */
+async function answers(session) {
+    try {
+        await within(session.send('Browser.getVersion'), BROWSER_ANSWER_MS, 'the browser');
+        return true;
+    }
+    catch (error) {
+        return !(error instanceof TimeLimitError);
+    }
+}
+/**
+ * Whether the page and the browser still answer once the watch is over: a page that does not while
+ * the browser does is frozen (a loop that never yields); one where neither does, the browser stopped
+ * answering.
+ */
+async function stillAnswering(session, page) {
+    const [pageAnswer, browserAnswer] = await Promise.allSettled([
+        within(page.evaluate(() => 1), BROWSER_ANSWER_MS, 'the page'),
+        within(session.send('Browser.getVersion'), BROWSER_ANSWER_MS, 'the browser'),
+    ]);
+    if (browserAnswer.status === 'rejected')
+        return `the browser stopped answering: it did not answer within ${BROWSER_ANSWER_MS / 1000} s after the watch`;
+    if (pageAnswer.status === 'rejected')
+        return `the page's main thread froze: it did not answer within ${BROWSER_ANSWER_MS / 1000} s after the watch (a loop that never yields)`;
+    return undefined;
+}
+/**
+ * Ends the browser and every process it started: closed when it still answers, then its process
+ * group killed (SIGKILL ends a stopped process too), and its exit waited for, each within a bound.
+ */
+async function endBrowser(browser, answering) {
+    const child = browser.process();
+    if (answering)
+        await within(browser.close(), BROWSER_CLOSE_MS, 'the browser').catch(() => undefined);
+    if (!child?.pid)
+        return;
+    const exited = child.exitCode !== null || child.signalCode !== null
+        ? Promise.resolve()
+        : new Promise((resolve) => child.once('exit', () => resolve()));
+    try {
+        // Launched detached on POSIX: the group is the browser and every process it started.
+        if (process.platform === 'win32')
+            child.kill('SIGKILL');
+        else
+            process.kill(-child.pid, 'SIGKILL');
+    }
+    catch {
+        // Already ended.
+    }
+    // The driver removes the browser's profile once this exit is seen.
+    await within(exited, BROWSER_CLOSE_MS, 'the browser').catch(() => undefined);
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/pending.ts
+// The requests the page began and that had not ended when the watch ended: a build stalled on its
+// data file looks started (its page drew its first frame) but is not. Read from the protocol, which
+// says how many bytes of each arrived.
+/**
+ * Follows the page's requests through the protocol; what it returns says how far the last one of a
+ * URL got. Whether it ended is the driver's to say: a worker's script is begun by the page but ends in
+ * the worker, which this session does not hear.
+ */
+async function followRequests(cdp, now) {
+    const open = new Map();
+    let mainFrame;
+    cdp.on('Network.requestWillBeSent', ({ requestId, loaderId, frameId, type, request }) => {
+        // A new document in the main frame: the page that began the others is gone (some never report an end).
+        if (type === 'Document' && requestId === loaderId && (mainFrame ??= frameId) === frameId)
+            open.clear();
+        const redirected = open.get(requestId);
+        open.set(requestId, { url: request.url, bytes: 0, started: redirected?.started ?? now() });
+    });
+    cdp.on('Network.responseReceived', ({ requestId, response }) => {
+        const request = open.get(requestId);
+        const length = Number(Object.entries(response.headers).find(([name]) => name.toLowerCase() === 'content-length')?.[1]);
+        if (request && Number.isFinite(length))
+            request.total = length;
+    });
+    cdp.on('Network.dataReceived', ({ requestId, dataLength, encodedDataLength }) => {
+        const request = open.get(requestId);
+        if (request)
+            request.bytes += encodedDataLength || dataLength;
+    });
+    cdp.on('Network.loadingFinished', ({ requestId }) => void open.delete(requestId));
+    cdp.on('Network.loadingFailed', ({ requestId }) => void open.delete(requestId));
+    await cdp.send('Network.enable');
+    return (url) => [...open.values()].findLast((request) => request.url === url);
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/in-page-start.ts
+// What runs in the page before any of its own scripts: the engine's start call wrapped, as
+// collect/engines.ts' ENGINE_STARTS names it, and the canvases' getContext, so that the page says
+// when its engine was asked to start, whether that promise resolved or rejected, and which WebGL
+// contexts were created or refused. It speaks through a binding the driver added under a name of its
+// own, which it takes off the page at once: the page's scripts never see it. Serialised by the driver:
+// it may use nothing from outside itself.
+/** The init script: each part below, given what it needs, and nothing else of this module. */
+function startScript(binding, hooks) {
+    return `(() => {
+  const say = (${sayingTo.toString()})(${JSON.stringify(binding)})
+  if (!say) return
+  const follow = (${following.toString()})(say)
+  const hooks = ${JSON.stringify(hooks)};
+  (${followUnity.toString()})(follow, hooks);
+  (${followGodot.toString()})(follow, hooks);
+  (${followWebgl.toString()})(say)
+})()`;
+}
+/** What sends to the driver's binding, which is taken off the page first; undefined without it. */
+function sayingTo(binding) {
+    const page = globalThis;
+    const send = page[binding];
+    try {
+        delete page[binding];
+    }
+    catch {
+        // Kept where it cannot be taken off: its name is the driver's own, unknown to the page.
+    }
+    if (typeof send !== 'function')
+        return undefined;
+    return (event) => {
+        try {
+            ;
+            send(JSON.stringify(event));
+        }
+        catch {
+            // The page's own doing (a JSON.stringify replaced): nothing more to say.
+        }
+    };
+}
+/** Wraps a start call: said when called, and what its promise came to; only its first call is followed. */
+function following(say) {
+    const why = (error) => String(error instanceof Error ? `${error.name}: ${error.message}` : error).slice(0, 1000);
+    return (engine, call, original) => {
+        let followed = false;
+        return function (...args) {
+            if (followed)
+                return original.apply(this, args);
+            followed = true;
+            say({ engine, call, outcome: 'called' });
+            let result;
+            try {
+                result = original.apply(this, args);
+            }
+            catch (error) {
+                say({ engine, call, outcome: 'rejected', reason: why(error) });
+                throw error;
+            }
+            if (result && typeof result.then === 'function')
+                result.then(() => say({ engine, call, outcome: 'resolved' }), (error) => say({ engine, call, outcome: 'rejected', reason: why(error) }));
+            return result;
+        };
+    };
+}
+/**
+ * Unity's loader declares createUnityInstance, and the template calls it from the loader's onload,
+ * which this capturing listener runs before.
+ */
+function followUnity(follow, hooks) {
+    const page = globalThis;
+    const name = hooks.unity.global;
+    let followed = false;
+    page.document.addEventListener('load', (event) => {
+        const create = page[name];
+        if (followed || event.target.tagName !== 'SCRIPT')
+            return;
+        if (typeof create !== 'function')
+            return;
+        followed = true;
+        page[name] = follow('unity', name, create);
+    }, true);
+}
+/** Godot's Engine instance, reached as its constructor sets its mark: its start methods followed as one. */
+function followGodot(follow, hooks) {
+    const { instanceMark: mark, methods, callPrefix } = hooks.godot;
+    Object.defineProperty(Object.prototype, mark, {
+        configurable: true,
+        enumerable: false,
+        get: () => undefined,
+        set(value) {
+            // As an assignment does: an own property of the object, none on a frozen one.
+            if (!Object.isExtensible(this))
+                return;
+            Object.defineProperty(this, mark, { value, writable: true, enumerable: true, configurable: true });
+            if (!methods.every((method) => typeof this[method] === 'function'))
+                return;
+            // startGame calls start: only the page's own call is followed.
+            let started = false;
+            for (const method of methods) {
+                const original = this[method];
+                const followed = follow('godot', `${callPrefix}${method}`, original);
+                this[method] = function (...args) {
+                    if (started)
+                        return original.apply(this, args);
+                    started = true;
+                    return followed.apply(this, args);
+                };
+            }
+        },
+    });
+}
+/** Each kind of WebGL context the page asks for, said once when created and once when refused (null). */
+function followWebgl(say) {
+    const page = globalThis;
+    const said = new Set();
+    for (const type of [page.HTMLCanvasElement, page.OffscreenCanvas]) {
+        if (!type)
+            continue;
+        const getContext = type.prototype.getContext;
+        type.prototype.getContext = function (...args) {
+            const context = getContext.apply(this, args);
+            const kind = String(args[0]);
+            const key = `${kind} ${context !== null}`;
+            if (kind.includes('webgl') && !said.has(key)) {
+                said.add(key);
+                say({ webgl: kind.slice(0, 40), created: context !== null });
+            }
+            return context;
+        };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/deploy/smoke/engine-start.ts
+// The engine's own word that its game started, heard from the page (in-page-start.ts): which start
+// call the page made, whether its promise resolved (and when) or rejected (and why), and the WebGL
+// contexts created or refused. watch.ts waits for a start called and not yet settled, within the
+// watch's bound; verdict.ts judges it.
+
+
+
+
+const KNOWN = Object.keys(ENGINE_STARTS);
+/** Hooks every document the page opens from now on; call before the navigation. */
+async function followStarts(cdp, page, now) {
+    const binding = `gamehost_${(0,external_node_crypto_.randomBytes)(12).toString('hex')}`;
+    let engine;
+    const webgl = { created: new Set(), refused: new Set() };
+    cdp.on('Runtime.bindingCalled', ({ name, payload }) => {
+        if (name !== binding)
+            return;
+        const event = parse(payload);
+        if (!event)
+            return;
+        if ('webgl' in event)
+            return void (event.created ? webgl.created : webgl.refused).add(event.webgl);
+        if (event.outcome === 'called')
+            engine ??= { engine: event.engine, call: event.call };
+        if (!engine || engine.call !== event.call || engine.resolvedAt || engine.rejected)
+            return;
+        if (event.outcome === 'resolved')
+            engine.resolvedAt = now();
+        if (event.outcome === 'rejected')
+            engine.rejected = event.reason || 'no reason given';
+    });
+    await cdp.send('Runtime.addBinding', { name: binding });
+    await page.evaluateOnNewDocument(startScript(binding, ENGINE_STARTS));
+    return {
+        pending: () => engine !== undefined && engine.resolvedAt === undefined && engine.rejected === undefined,
+        seen: (since) => ({
+            engine: engine && {
+                engine: engine.engine,
+                call: engine.call,
+                resolvedMs: engine.resolvedAt === undefined ? undefined : engine.resolvedAt - since,
+                rejected: engine.rejected,
+            },
+            webgl: { created: [...webgl.created], refused: [...webgl.refused] },
+        }),
+    };
+}
+/** The page's message, when it is one in-page-start.ts sends; its words cut to a bounded length. */
+function parse(payload) {
+    let event;
+    try {
+        event = JSON.parse(payload);
+    }
+    catch {
+        return undefined;
+    }
+    const e = event;
+    if (!e || typeof e !== 'object')
+        return undefined;
+    if (typeof e.webgl === 'string')
+        return { webgl: clip(e.webgl, 40), created: e.created === true };
+    if (typeof e.engine !== 'string' || !KNOWN.includes(e.engine) || typeof e.call !== 'string')
+        return undefined;
+    const base = { engine: e.engine, call: clip(e.call, 60) };
+    if (e.outcome === 'called' || e.outcome === 'resolved')
+        return { ...base, outcome: e.outcome };
+    if (e.outcome === 'rejected')
+        return { ...base, outcome: 'rejected', reason: clip(String(e.reason), 300) };
+    return undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/smoke/env.ts
 // The environment the browser is started with. The page it opens runs a build's own code, a fork's on
 // a pull request's preview, and every renderer can read its own environment: the run's (the inputs,
@@ -78629,6 +79153,7 @@ async function launchSandboxed(launch, host = thisHost()) {
 // environment of env.ts, the sandbox of sandbox.ts, and every connection through guard.ts.
 
 
+
 /**
  * What a browser on a runner needs: no GPU, nothing fetched of its own; the sandbox unless refused;
  * every connection through the proxy, loopback's too, and no name resolved by the browser itself.
@@ -78670,6 +79195,8 @@ async function launchBrowser(options) {
         handleSIGTERM: false,
         handleSIGHUP: false,
         timeout: options.timeoutMs,
+        // Every call to the browser bounded: one that stops answering fails the check in seconds, not minutes.
+        protocolTimeout: BROWSER_CALL_TIMEOUT_MS,
     }));
 }
 
@@ -78699,7 +79226,7 @@ function engineReports() {
         reports.push({ engine: 'godot', message: text(notice) });
     return reports;
 }
-/** The largest canvas in the viewport, clipped to it; undefined when the page shows none. */
+/** The largest canvas in the viewport; undefined when the page shows none. */
 function largestCanvas() {
     const { document, innerWidth, innerHeight } = globalThis;
     let best;
@@ -78710,37 +79237,65 @@ function largestCanvas() {
         const width = Math.min(innerWidth, r.right) - x;
         const height = Math.min(innerHeight, r.bottom) - y;
         if (width >= 1 && height >= 1 && (!best || width * height > best.width * best.height))
-            best = { x, y, width, height };
+            best = { x, y, width, height, canvas };
     }
-    return best;
+    if (!best)
+        return undefined;
+    const { canvas, ...rect } = best;
+    // About 4,000 points at most: what a loading bar or a splash over the canvas leaves of it.
+    const step = Math.max(1, Math.ceil(Math.sqrt((rect.width * rect.height) / 4096)));
+    const visible = [];
+    for (let y = rect.y + step / 2; y < rect.y + rect.height; y += step)
+        for (let x = rect.x + step / 2; x < rect.x + rect.width; x += step)
+            if (document.elementFromPoint(x, y) === canvas)
+                visible.push([Math.floor(x), Math.floor(y)]);
+    return { ...rect, visible };
 }
 /** Past this many colours the count stops: it says the canvas drew, not how much. */
 const COLOURS_COUNTED = 256;
 /**
- * Whether a canvas drew anything: the screenshot's pixels inside it, decoded by the browser itself (in
- * a blank page of its own, out of the game's reach), are one flat colour or not.
+ * Whether the page and its canvas drew anything: the screenshot's pixels, all of them and those where
+ * the canvas shows, decoded by the browser itself (in a blank page of its own, out of the game's
+ * reach), are one flat colour or not.
  */
-async function countColours(browser, png, rect) {
+async function countColours(browser, png, area) {
     const page = await browser.newPage();
     try {
-        return await page.evaluate(async (base64, area, most) => {
+        const [whole, shown] = await page.evaluate(async (base64, points, most) => {
             const { createImageBitmap, OffscreenCanvas } = globalThis;
             const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
             const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
-            const x = Math.floor(area.x);
-            const y = Math.floor(area.y);
-            const width = Math.max(1, Math.min(bitmap.width - x, Math.floor(area.width)));
-            const height = Math.max(1, Math.min(bitmap.height - y, Math.floor(area.height)));
-            const canvas = new OffscreenCanvas(width, height);
+            const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
             const context = canvas.getContext('2d');
-            context.drawImage(bitmap, x, y, width, height, 0, 0, width, height);
-            const data = context.getImageData(0, 0, width, height).data;
-            const seen = new Set();
-            for (let i = 0; i < data.length && seen.size < most; i += 4)
-                seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
-            const first = (data[0] << 16) | (data[1] << 8) | data[2];
-            return { width, height, colours: seen.size, first: `#${first.toString(16).padStart(6, '0')}` };
-        }, png.toString('base64'), rect, COLOURS_COUNTED);
+            context.drawImage(bitmap, 0, 0);
+            const data = context.getImageData(0, 0, bitmap.width, bitmap.height).data;
+            const hex = (n) => `#${n.toString(16).padStart(6, '0')}`;
+            const count = (offsets) => {
+                const seen = new Set();
+                let first;
+                for (const i of offsets) {
+                    const colour = (data[i] << 16) | (data[i + 1] << 8) | data[i + 2];
+                    first ??= colour;
+                    seen.add(colour);
+                    if (seen.size >= most)
+                        break;
+                }
+                return { colours: seen.size, first: first === undefined ? undefined : hex(first) };
+            };
+            function* all() {
+                for (let i = 0; i < data.length; i += 4)
+                    yield i;
+            }
+            function* at(list) {
+                for (const [x, y] of list)
+                    if (x < bitmap.width && y < bitmap.height)
+                        yield (y * bitmap.width + x) * 4;
+            }
+            return [count(all()), points && count(at(points))];
+        }, png.toString('base64'), area?.visible, COLOURS_COUNTED);
+        const canvas = area &&
+            shown && { width: Math.floor(area.width), height: Math.floor(area.height), ...shown };
+        return { page: { colours: whole.colours, first: whole.first ?? '#000000' }, canvas };
     }
     finally {
         await page.close().catch(() => undefined);
@@ -78818,6 +79373,10 @@ function cutProblem(problem) {
 
 
 
+
+
+
+
 async function watchPage(options) {
     const guard = await startGuard({ own: destinationOf(new URL(options.url)) });
     try {
@@ -78826,43 +79385,84 @@ async function watchPage(options) {
             timeoutMs: options.loadTimeoutMs,
             proxy: guard.proxy,
         });
-        const seen = {
-            browser: browserName(options.browserPath, await browser.version()),
-            problems: new ProblemLog(),
-            answered: 0,
-            sandbox,
-        };
-        await watchIn(browser, seen, guard, options);
-        seen.refused = { count: guard.refused, named: guard.named, destinations: guard.destinations() };
-        return seen;
+        let gone;
+        try {
+            const session = await within(browser.target().createCDPSession(), BROWSER_ANSWER_MS, 'the browser');
+            gone = watchGone(browser, session, { now: options.now });
+            const seen = {
+                browser: browserName(options.browserPath, await within(browser.version(), BROWSER_ANSWER_MS, 'the browser')),
+                problems: new ProblemLog(),
+                answered: 0,
+                sandbox,
+            };
+            await watchIn({ browser, session, gone }, seen, guard, options);
+            seen.refused = { count: guard.refused, named: guard.named, destinations: guard.destinations() };
+            return seen;
+        }
+        finally {
+            gone?.stop();
+            await endBrowser(browser, !gone?.silent());
+        }
     }
     finally {
-        await guard.close();
+        await within(guard.close(), BROWSER_CLOSE_MS, 'the guard').catch(() => undefined);
     }
 }
-async function watchIn(browser, seen, guard, options) {
+async function watchIn(driven, seen, guard, options) {
+    const { browser, session, gone } = driven;
     const close = () => void browser.close().catch(() => undefined);
     options.signal.addEventListener('abort', close, { once: true });
     try {
-        const page = await browser.newPage();
-        const inFlight = watch_listen(page, seen, guard);
-        const cdp = await page.createCDPSession();
-        await listenForExceptions(cdp, seen);
+        // Each step raced against the browser's end: one that stopped answering fails the check in seconds.
+        const page = await gone.race(browser.newPage());
+        gone.follow(page);
+        const inFlight = watch_listen(page, seen, guard, options.url);
+        const cdp = await gone.race(page.createCDPSession());
+        await gone.race(listenForExceptions(cdp, seen));
+        const progress = await gone.race(followRequests(cdp, options.now));
+        const starts = await gone.race(followStarts(cdp, page, options.now));
         if (options.basicAuth)
-            await answerAuth(cdp, new URL(options.url).origin, options.basicAuth);
-        await load(page, seen, options);
-        await settle(page, inFlight, options);
+            await gone.race(answerAuth(cdp, new URL(options.url).origin, options.basicAuth));
+        const navigated = await load(page, seen, options, gone);
+        const waiting = () => (inFlight.size > 0 || starts.pending()) && !page.isClosed();
+        await settle(waiting, options, gone.signal).catch((error) => {
+            if (!gone.signal.aborted)
+                throw error;
+        });
+        seen.started = starts.seen(navigated);
+        options.signal.throwIfAborted();
+        const stopped = gone.reason() ?? (await stillAnswering(session, page));
+        if (stopped)
+            return void seen.problems.push({ kind: 'browser', message: stopped });
+        stillOpen(inFlight, progress, seen, options.now());
         await readEngineReports(page, seen);
         await screenshot(browser, page, seen, options);
         options.signal.throwIfAborted();
     }
+    catch (error) {
+        options.signal.throwIfAborted();
+        // The page or the browser stopped answering a call: the game did not start, whatever was seen before.
+        seen.problems.push({
+            kind: 'browser',
+            message: gone.reason() ?? `the browser stopped answering (${errorMessage(error).split('\n')[0]})`,
+        });
+    }
     finally {
         options.signal.removeEventListener('abort', close);
-        await browser.close().catch(() => undefined);
+    }
+}
+/** The requests not ended when the watch ended: how much of each arrived, in how long. */
+function stillOpen(inFlight, progress, seen, now) {
+    for (const request of inFlight) {
+        const url = request.url();
+        if (!web(url) || icon(request))
+            continue;
+        const { bytes = 0, total, started = now } = progress(url) ?? {};
+        seen.problems.push({ kind: 'request', url, stalled: { bytes, total, ms: now - started } });
     }
 }
 /** Records what happens on the page; returns the requests in flight. */
-function watch_listen(page, seen, guard) {
+function watch_listen(page, seen, guard, url) {
     const inFlight = new Set();
     const refused = new Set();
     const problem = (p) => seen.problems.push(p);
@@ -78876,11 +79476,23 @@ function watch_listen(page, seen, guard) {
         problem({ kind: 'alert', message: dialog.message() });
         void dialog.dismiss().catch(() => undefined);
     });
-    page.on('request', (request) => void inFlight.add(request));
-    // A page that left for another keeps none of its requests waited for (some never report an end).
+    let navigatingTo = url;
+    page.on('request', (request) => {
+        inFlight.add(request);
+        if (request.isNavigationRequest() && request.frame() === page.mainFrame())
+            navigatingTo = request.url();
+    });
+    const origin = new URL(url).origin;
     page.on('framenavigated', (frame) => {
-        if (frame === page.mainFrame())
-            inFlight.clear();
+        if (frame !== page.mainFrame())
+            return;
+        // A hash or pushState within the deployed origin stays; another origin, about:blank, leaves.
+        // The browser's error page stands for the address it could not reach.
+        const to = frame.url().startsWith('chrome-error:') ? navigatingTo : frame.url();
+        if (originOf(to) !== origin)
+            problem({ kind: 'left', url: to });
+        // A page that left for another keeps none of its requests waited for (some never report an end).
+        inFlight.clear();
     });
     // Said as soon as its headers arrive: before what the page does about it (a loader's error).
     page.on('response', (response) => {
@@ -78908,6 +79520,14 @@ function watch_listen(page, seen, guard) {
     });
     return inFlight;
 }
+const originOf = (url) => {
+    try {
+        return new URL(url).origin;
+    }
+    catch {
+        return 'null';
+    }
+};
 const web = (url) => url.startsWith('http:') || url.startsWith('https:');
 /** The browser's own request for the tab's icon: a site without one still starts. */
 const icon = (request) => request.resourceType() === 'other' && new URL(request.url()).pathname.endsWith('/favicon.ico');
@@ -78947,27 +79567,31 @@ async function answerAuth(cdp, origin, auth) {
             .catch(() => undefined);
     });
 }
-async function load(page, seen, options) {
+/** Opens the URL; returns when the navigation started. */
+async function load(page, seen, options, gone) {
     const started = options.now();
     try {
-        await page.goto(options.url, { waitUntil: 'load', timeout: options.loadTimeoutMs });
+        await gone.race(page.goto(options.url, { waitUntil: 'load', timeout: options.loadTimeoutMs }));
         seen.loadMs = options.now() - started;
     }
     catch (error) {
         options.signal.throwIfAborted();
+        if (gone.signal.aborted)
+            return started;
         const message = errorMessage(error).split('\n')[0];
         seen.problems.push({ kind: 'load', message });
     }
+    return started;
 }
 const IN_FLIGHT_CHECK_MS = 100;
 /**
- * Watches for watchMs after the load, then while requests are in flight, for as long again at most:
- * a game that polls or streams is not waited for beyond that.
+ * Watches for watchMs after the load, then while requests are in flight or the engine's start has not
+ * resolved, for as long again at most: a game that polls or streams is not waited for beyond that.
  */
-async function settle(page, inFlight, options) {
-    const { signal } = options;
+async function settle(waiting, options, gone) {
+    const signal = AbortSignal.any([options.signal, gone]);
     await (0,promises_namespaceObject.setTimeout)(options.watchMs, undefined, { signal });
-    const settled = () => Promise.resolve(inFlight.size && !page.isClosed() ? {} : undefined);
+    const settled = () => Promise.resolve(waiting() ? {} : undefined);
     await pollUntil(settled, {
         timeoutMs: options.watchMs,
         clock: { now: options.now },
@@ -78976,7 +79600,7 @@ async function settle(page, inFlight, options) {
     });
 }
 async function readEngineReports(page, seen) {
-    const reports = await page.evaluate(engineReports).catch(() => []);
+    const reports = await within(page.evaluate(engineReports), BROWSER_ANSWER_MS, 'the page').catch(() => []);
     // Unity's template alerts what its banner shows: said once.
     const alerted = new Set(seen.problems.kept.map((p) => (p.kind === 'alert' ? p.message : '')));
     for (const report of reports)
@@ -78985,15 +79609,16 @@ async function readEngineReports(page, seen) {
 }
 /** The viewport as a PNG, and what the largest canvas on it shows. */
 async function screenshot(browser, page, seen, options) {
-    const rect = await page.evaluate(largestCanvas).catch(() => undefined);
+    const rect = await within(page.evaluate(largestCanvas), BROWSER_ANSWER_MS, 'the page').catch(() => undefined);
     await (0,promises_.mkdir)(external_node_path_default().dirname(options.screenshotFile), { recursive: true });
-    const png = await page.screenshot({ type: 'png' });
+    const png = await within(page.screenshot({ type: 'png' }), BROWSER_ANSWER_MS, 'the screenshot');
     // A new file of our own: whatever was at that name (a link elsewhere, for one) is removed, not written through.
     await (0,promises_.rm)(options.screenshotFile, { force: true });
     await (0,promises_.writeFile)(options.screenshotFile, png, { flag: 'wx', mode: 0o644 });
     seen.screenshot = options.screenshotFile;
-    if (rect)
-        seen.canvas = await countColours(browser, Buffer.from(png), rect);
+    const shows = await within(countColours(browser, Buffer.from(png), rect), BROWSER_ANSWER_MS, 'the browser');
+    seen.painted = shows.page;
+    seen.canvas = shows.canvas;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/smoke/index.ts
@@ -79011,6 +79636,20 @@ async function screenshot(browser, page, seen, options) {
 
 
 
+
+/**
+ * The smoke test's browser, chosen before the deploy creates anything: a program that is not a Chrome
+ * or Chromium is refused then (a UsageError naming what it is), not after the build is published. None
+ * to be had is said as a skip when the smoke test runs. Undefined when smoke-test is off.
+ */
+async function chooseBrowser(inputs, env = process.env) {
+    if (!inputs.smoke.enabled)
+        return undefined;
+    const browser = findBrowser({ given: inputs.smoke.browser, env, platform: process.platform });
+    if (!('missing' in browser))
+        await requireChrome(browser);
+    return browser;
+}
 /** Runs the smoke test when smoke-test is on; a failure ends as on-verify-failure says. */
 async function smokeTest(options) {
     const { inputs, logger } = options;
@@ -79043,11 +79682,7 @@ async function smokeTest(options) {
 async function look(options) {
     const { inputs, logger, url } = options;
     const { smoke: settings } = inputs;
-    const browser = findBrowser({
-        given: settings.browser,
-        env: options.env ?? process.env,
-        platform: process.platform,
-    });
+    const { browser } = options;
     const skipped = (why) => {
         logger.warning(`Smoke test skipped: ${why}`, { title: 'Smoke test skipped' });
         return { status: 'skipped', line: `skipped: ${why}` };
@@ -79078,6 +79713,8 @@ async function look(options) {
         logger.info(`Browser sandbox off: ${seen.sandbox.why}; the page's code ran with this user's rights`);
     const smoke = verdict_judge(seen, settings.watchMs);
     logger.info(`Smoke test: ${smoke.line}`);
+    if (smoke.decidedBy)
+        logger.info(`Smoke test decided by: ${smoke.decidedBy}`);
     if (smoke.screenshot)
         logger.info(`Screenshot: ${smoke.screenshot}`);
     return smoke;
@@ -79485,6 +80122,8 @@ async function deploy(inputs, deps) {
     const started = run.clock.now();
     const finished = (result) => Object.assign(result, { durationMs: run.clock.now() - started });
     try {
+        // A local check: a browser that is not a Chrome is refused before anything is created.
+        const browser = await chooseBrowser(inputs);
         const site = await collect(inputs, { ...deps, signal: run.signal });
         run.signal.throwIfAborted();
         const result = startResult(inputs, site);
@@ -79502,7 +80141,7 @@ async function deploy(inputs, deps) {
         try {
             await deps.beforeCreating?.();
             run.signal.throwIfAborted();
-            await sendAndGoLive({ inputs, run, result, deps: { ...deps, saveManifest, onNamespace } }, site);
+            await sendAndGoLive({ inputs, run, result, deps: { ...deps, saveManifest, onNamespace, browser } }, site);
         }
         catch (error) {
             throw new DeployError(error, finished(result));
@@ -79686,8 +80325,16 @@ async function publishAndSeeLive({ run, result, deps }, targeted, plan, siteId) 
         onSeen: (seen) => (result.verification = seen),
     });
     const { url } = live.published;
-    if (seen?.verified && url)
-        await smokeTest({ ...deps, inputs: targeted, run, published: live.published, url, result });
+    if (seen?.verified && url && deps.browser)
+        await smokeTest({
+            ...deps,
+            browser: deps.browser,
+            inputs: targeted,
+            run,
+            published: live.published,
+            url,
+            result,
+        });
 }
 /** The service cannot set a version only if it is still the one planned from: it is read again here. */
 function recheckBeforePublish(run, inputs, plan, live, deps) {

@@ -48903,6 +48903,10 @@ function getIDToken(aud) {
 function format_plural(count, noun) {
     return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
+/** The first `shown` of `list`, and how many more: `a, b, and 3 more`. */
+function format_listSome(list, shown) {
+    return `${list.slice(0, shown).join(', ')}${list.length > shown ? `, and ${list.length - shown} more` : ''}`;
+}
 /** The text with its first letter a capital: the start of a sentence. */
 function format_capital(text) {
     return text.charAt(0).toUpperCase() + text.slice(1);
@@ -49309,10 +49313,9 @@ const OBJECT_KEY_MAX_BYTES = 1024;
 const UPLOAD_KEY_PREFIX_BYTES = '00000000-0000-0000-0000-000000000000/'.length;
 const SITE_PATH_MAX_BYTES = OBJECT_KEY_MAX_BYTES - UPLOAD_KEY_PREFIX_BYTES;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+/** Every id of the service. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DOMAIN = /^[0-9a-z.-]+$/;
-function rules_isNonNegativeI32(value) {
-    return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= rules_I32_MAX;
-}
 function isI32(value) {
     return typeof value === 'number' && Number.isInteger(value) && value >= -rules_I32_MAX - 1 && value <= rules_I32_MAX;
 }
@@ -49625,7 +49628,7 @@ function input_naming_inputList(inputs) {
 // Every time limit of a run: those derived once from `request-timeout` (the API client and the
 // upload's PUTs read them from here, so changing what the input means is one edit), the bounds of the
 // inputs that set one, and the fixed ones (GitHub's calls, an operation's deadline, the smoke test's
-// page load, git's answer to the CLI).
+// page load and browser, git's answer to the CLI); and `within`, which holds a call to one.
 const systemClock = { now: () => Date.now() };
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_REQUEST_TIMEOUT_SECONDS = 3600;
@@ -49643,6 +49646,18 @@ const DEFAULT_SMOKE_TEST_SECONDS = 3;
 const MAX_SMOKE_TEST_SECONDS = 120;
 /** How long the page may take to load: the seen-live bound, since the host already served it. */
 const PAGE_LOAD_TIMEOUT_MS = 60_000;
+/**
+ * How long the smoke test's browser or page may take to answer one call once the watch is over, and
+ * how long the browser may stay silent while the page is watched before it is said to have stopped
+ * answering: a busy runner answers in well under a second.
+ */
+const BROWSER_ANSWER_MS = 5_000;
+/** The bound of any one call to the browser the driver makes (puppeteer's protocolTimeout). */
+const BROWSER_CALL_TIMEOUT_MS = 30_000;
+/** How long the browser is given to close before its processes are killed, and then to be gone. */
+const BROWSER_CLOSE_MS = 3_000;
+/** How long the program named as the browser has to say what it is (its answer to --version). */
+const BROWSER_VERSION_TIMEOUT_MS = 5_000;
 /**
  * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
  * call can take at the default limits (retries stop 3 min after its first attempt, and the last
@@ -49687,6 +49702,23 @@ function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS
         apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / 10),
         putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
     };
+}
+/** A call not answered within its time limit: what it was, and the limit. */
+class TimeLimitError extends (/* unused pure expression or super */ null && (Error)) {
+    name = 'TimeLimitError';
+}
+/** The call's answer, or a TimeLimitError naming it once ms have passed without one. */
+async function within(call, ms, what) {
+    let timer;
+    const late = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new TimeLimitError(`${what} did not answer within ${ms / 1000} s`)), ms);
+    });
+    try {
+        return await Promise.race([call, late]);
+    }
+    finally {
+        clearTimeout(timer);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/table.ts
@@ -50298,7 +50330,6 @@ function checkToken(token) {
     }
     return token;
 }
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The service answers an id that is no UUID with a puzzling 404 "route not found". */
 function checkUuid(input, id) {
     if (UUID.test(id))
@@ -50356,13 +50387,6 @@ function readOptionalInteger(input, raw, min, max) {
         throw new errors_UsageError(`${input_naming_inputName(input)} '${text}' must be a whole number from ${min} to ${max}`);
     return value;
 }
-/** The service's matchmaker config takes signed 32-bit numbers. */
-function readU32(input, raw) {
-    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!isNonNegativeI32(value))
-        throw new UsageError(`${inputName(input)} '${raw}' must be a whole number from 0 to ${I32_MAX}`);
-    return value;
-}
 function readChoice(get, input, choices) {
     const text = common_valueOf(get, input);
     if (choices.includes(text))
@@ -50380,9 +50404,10 @@ function readMatchmakerPair(get, hasNamespace, needs) {
         throw new UsageError(`${both} go together: give both or neither`);
     if (!hasNamespace)
         throw new UsageError(`${both} need ${needs}`);
+    // The service's matchmaker config takes signed 32-bit numbers.
     return {
-        lobbyCountMax: readU32(Input.LobbyCountMax, lobbyCountMax),
-        maxPlayers: readU32(Input.MaxPlayers, maxPlayers),
+        lobbyCountMax: readOptionalInteger(Input.LobbyCountMax, lobbyCountMax, 0, I32_MAX),
+        maxPlayers: readOptionalInteger(Input.MaxPlayers, maxPlayers, 0, I32_MAX),
     };
 }
 function checkNameId(input, nameId) {
@@ -50677,10 +50702,9 @@ function fits(what, test) {
     return (value, at) => (test(value) ? undefined : named(at, what, value));
 }
 const isString = (value) => typeof value === 'string';
-const shape_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const aString = fits('a string', isString);
 /** A UUID: an id of another form (a line break, a path, a workflow command) never reaches a log, output or URL. */
-const anId = fits('an id (a UUID)', (value) => isString(value) && shape_UUID.test(value));
+const anId = fits('an id (a UUID)', (value) => isString(value) && UUID.test(value));
 /** A game's or a namespace's name id, at most a DNS label long: it becomes part of a host name. */
 const aNameId = fits('a name id (a-z, 0-9 and single dashes)', (value) => isString(value) && value.length <= 63 && NAME_ID.test(value));
 /** It becomes the host of the url output and of links in the comment. */
@@ -51796,9 +51820,9 @@ function recordText(files, digest, source) {
     const lines = files.map((f) => JSON.stringify({ path: f.path, size: f.size, sha256: f.sha256 ?? ZERO_SHA256 }));
     return `${head.slice(0, -1)},"files":[\n${lines.join(',\n')}\n]}\n`;
 }
+/** The files' order changes none of their lines: they are sized as they are. */
 function recordSize(files, source) {
-    const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    return Buffer.byteLength(recordText(sorted, `sha256:${ZERO_SHA256}`, source));
+    return Buffer.byteLength(recordText(files, `sha256:${ZERO_SHA256}`, source));
 }
 function recordFile(manifest, source) {
     const bytes = Buffer.from(recordText(manifest.files, manifest.digest, source));
@@ -52409,6 +52433,18 @@ const GODOT = {
     /** How much of an HTML page is read to find the marks above. */
     htmlBytes: 2 * 1024 * 1024,
     missing: 'no <name>.pck (or <name>.asyncpck) beside <name>.wasm and <name>.js. Give the folder Godot exported into',
+};
+/**
+ * How each engine's page says its game started, which the smoke test hears by wrapping it before the
+ * page's scripts run (smoke/in-page-start.ts). Unity (2020 and later): the promise of the global
+ * createUnityInstance, a function its loader declares. Godot: the promise of an Engine instance's
+ * startGame or start. Engine is a `const` the page's scripts share, out of reach; each instance is
+ * reached as its constructor sets `this.rtenv = null`, its methods already on its prototype (the
+ * engine.js of Godot 4, and of Godot 3 once its methods moved to Engine.prototype).
+ */
+const ENGINE_STARTS = {
+    unity: { global: 'createUnityInstance' },
+    godot: { instanceMark: 'rtenv', methods: ['startGame', 'start'], callPrefix: 'engine.' },
 };
 const engines_ENGINES = {
     unity: UNITY,
@@ -54119,44 +54155,155 @@ function private_privateNote(user) {
 
 
 
+/** What makes an engine's start fail, rather than what it says after. */
+const CAUSES = new Set(['request', 'exception', 'load']);
 /** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
 function judge(seen, watchMs) {
     const { problems, canvas } = seen;
     const failedRequests = problems.count('request');
-    const errors = problems.count() - failedRequests;
-    const flat = canvas !== undefined && canvas.colours <= 1;
+    const notStarted = startProblem(seen.started);
+    const errors = problems.count() - failedRequests + (notStarted ? 1 : 0);
+    // Judged on what shows in the screenshot: a page of one colour painted nothing, and a canvas
+    // under a loading bar is what is left of it in sight.
+    const blank = seen.painted !== undefined && seen.painted.colours <= 1;
+    const flat = blank || (canvas !== undefined && canvas.colours <= 1);
     const counts = [
         plural(errors, 'error'),
         plural(seen.answered, 'request') + ' answered',
         ...(failedRequests ? [plural(failedRequests, 'request') + ' failed'] : []),
         ...refusedCount(seen),
     ];
-    const drew = !canvas
-        ? 'no canvas on the page'
-        : flat
-            ? `the canvas one flat colour (${canvas.first})`
-            : 'the canvas drew';
+    const drew = blank
+        ? `the page one flat colour (${seen.painted.first})`
+        : !canvas
+            ? seen.screenshot
+                ? 'no canvas on the page'
+                : 'no screenshot'
+            : canvas.colours === 0
+                ? 'the canvas covered by the page'
+                : flat
+                    ? `the canvas one flat colour (${canvas.first})`
+                    : `the canvas drew${webglOf(seen.started)}`;
     const screenshot = seen.screenshot;
-    const first = problems.kept[0];
+    // The page froze, crashed, the browser went away, or the page left: what decided, whatever came before.
+    // An engine that did not start says so after its cause (a file refused, a script that threw): the
+    // cause first, where one was seen, else the engine's word.
+    const first = problems.kept.find((p) => p.kind === 'browser') ??
+        problems.kept.find((p) => p.kind === 'left') ??
+        (notStarted && problems.kept.find((p) => CAUSES.has(p.kind))) ??
+        notStarted ??
+        problems.kept[0];
     if (!first && !flat) {
         const when = seen.loadMs === undefined ? '' : ` in ${formatSeconds(seen.loadMs)}`;
+        const said = engineSaid(seen.started);
         return {
             status: 'passed',
-            line: `the game started in ${seen.browser}${when}: ${counts.join(', ')}, ${drew}`,
+            line: `the game started in ${seen.browser}${when}: ${said ? `${said}, ` : ''}${counts.join(', ')}, ${drew}`,
+            decidedBy: `${said ? `${said}, ` : ''}no problem seen, and ${canvas ? 'the canvas drew' : 'the page painted'} (screenshot)`,
             screenshot,
         };
     }
-    const problem = first
-        ? describeProblem(first)
-        : `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) ` +
-            `${formatSeconds(watchMs)} after the page loaded: the game drew nothing`;
+    const problem = first ? describeProblem(first) : nothingDrawn(seen, blank, watchMs);
     return {
         status: 'failed',
         line: `the game did not start in ${seen.browser}: ${counts.join(', ')}, ${drew}; first: ${problem}`,
         problem,
-        remedy: remedyFor(problems.kept, first, watchMs),
+        decidedBy: first ? signalOf(first) : drawnSignal(blank, canvas),
+        remedy: remedyFor(notStarted ? [...problems.kept, notStarted] : problems.kept, first, watchMs),
         screenshot,
     };
+}
+/** The signal a problem is, in the log's words. */
+function signalOf(problem) {
+    switch (problem.kind) {
+        case 'browser':
+            return 'the page or the browser stopped answering';
+        case 'left':
+            return 'the page left the deployed URL';
+        case 'request':
+            if (problem.stalled)
+                return 'a request not ended when the watch ended';
+            return problem.status !== undefined ? 'a request answered with an error' : 'a request that failed';
+        case 'exception':
+            return 'an uncaught exception';
+        case 'console':
+            return 'a console.error';
+        case 'alert':
+            return 'an alert';
+        case 'engine':
+            return `${ENGINES[problem.engine].name}'s report on the page`;
+        case 'load':
+            return 'the page did not load';
+        case 'start':
+            return `${ENGINES[problem.engine].name}'s start: ${START_SIGNALS[problem.why]}`;
+    }
+}
+const START_SIGNALS = {
+    rejected: 'its promise rejected',
+    pending: 'its promise not resolved within the watch',
+    'no-webgl': 'no WebGL context created',
+};
+/** "Unity said it started (createUnityInstance resolved at 2.6 s, WebGL2)"; undefined without an engine's word. */
+function engineSaid(started) {
+    const engine = started?.engine;
+    if (engine?.resolvedMs === undefined)
+        return undefined;
+    const webgl = webglOf(started).replace(/^ \((.*)\)$/, ', $1');
+    return `${ENGINES[engine.engine].name} said it started (${engine.call} resolved at ${formatSeconds(engine.resolvedMs)}${webgl})`;
+}
+/** " (WebGL2)" when the page created a WebGL context; "" when it created none. */
+function webglOf(started) {
+    const created = started?.webgl.created ?? [];
+    const kind = created.includes('webgl2') ? 'WebGL2' : created.length ? 'WebGL' : undefined;
+    return kind ? ` (${kind})` : '';
+}
+/**
+ * Where the page's engine said whether it started: its start promise rejected, had not resolved when
+ * the watch ended, or resolved without any WebGL context created.
+ */
+function startProblem(started) {
+    const engine = started?.engine;
+    if (!engine)
+        return undefined;
+    const name = ENGINES[engine.engine].name;
+    const base = { kind: 'start', engine: engine.engine };
+    if (engine.rejected !== undefined)
+        return {
+            ...base,
+            why: 'rejected',
+            message: `${name} did not start: ${engine.call} rejected (${engine.rejected})`,
+        };
+    if (engine.resolvedMs === undefined)
+        return {
+            ...base,
+            why: 'pending',
+            message: `${name} did not say it started: ${engine.call} had not resolved when the watch ended`,
+        };
+    const { webgl } = started;
+    if (webgl.created.length)
+        return undefined;
+    const refused = webgl.refused.length ? ` (${webgl.refused.join(', ')} refused)` : '';
+    return {
+        ...base,
+        why: 'no-webgl',
+        message: `${name} said it started (${engine.call} resolved), but no WebGL context was created${refused}`,
+    };
+}
+function drawnSignal(blank, canvas) {
+    if (blank)
+        return 'the screenshot: the page one flat colour';
+    if (canvas?.colours === 0)
+        return 'the screenshot: the canvas covered';
+    return 'the screenshot: the canvas one flat colour where it shows';
+}
+function nothingDrawn(seen, blank, watchMs) {
+    const after = `${formatSeconds(watchMs)} after the page loaded: the game drew nothing`;
+    if (blank)
+        return `the page shows one flat colour (${seen.painted.first}) ${after}`;
+    const canvas = seen.canvas;
+    if (canvas.colours === 0)
+        return `the canvas (${canvas.width}×${canvas.height}) is covered by the page's own elements (a loading bar, a splash) ${after}`;
+    return `the canvas (${canvas.width}×${canvas.height}) shows one flat colour (${canvas.first}) where it is seen ${after}`;
 }
 /** The page's connections to the runner's own network, refused (not a failure of the game by itself). */
 function refusedCount(seen) {
@@ -54175,6 +54322,8 @@ function describeProblem(problem) {
         case 'console':
             return `console.error: ${problem.message}${problem.url ? ` (${problem.url})` : ''}`;
         case 'request':
+            if (problem.stalled)
+                return stalledRequest(problem.url, problem.stalled);
             return problem.status !== undefined
                 ? `${problem.url} answered ${problem.status}`
                 : `${problem.url} could not be fetched (${problem.failure})`;
@@ -54184,7 +54333,17 @@ function describeProblem(problem) {
             return `${ENGINES[problem.engine].name} reported: ${problem.message}`;
         case 'load':
             return `the page did not load: ${problem.message}`;
+        case 'browser':
+            return problem.message;
+        case 'left':
+            return `the page left the deployed URL for ${problem.url}`;
+        case 'start':
+            return problem.message;
     }
+}
+function stalledRequest(url, { bytes, total, ms }) {
+    const of = total === undefined ? '' : ` of ${formatBytes(total)}`;
+    return `${url} had not ended when the watch ended: ${formatBytes(bytes)}${of} arrived in ${formatSeconds(ms)}`;
 }
 const SUFFIXES = COMPRESSIONS.map(({ suffix }) => suffix.slice(1)).join('|');
 /**
@@ -54198,8 +54357,14 @@ const ISOLATION = /SharedArrayBuffer|cross-origin isolat|crossOriginIsolated/i;
 function remedyFor(problems, first, watchMs) {
     if (!first)
         return `if the game takes longer than ${formatSeconds(watchMs)} to draw, raise ${inputName(Input.SmokeTestSeconds)}; else find why it draws nothing (its console, in a browser)`;
+    if (first.kind === 'request' && first.stalled)
+        return `the host stalled on it, or the game waits on a request that never ends: open the URL in a browser and watch its network panel; if the file is only slow, raise ${inputName(Input.SmokeTestSeconds)}`;
     if (first.kind === 'request')
         return requestRemedy(first.status);
+    if (first.kind === 'start' && first.why === 'pending')
+        return `if the game takes longer than ${formatSeconds(2 * watchMs)} after its page loaded to start, raise ${inputName(Input.SmokeTestSeconds)}; else open the URL in a browser and watch its console and network panel`;
+    if (first.kind === 'start' && first.why === 'no-webgl')
+        return "the game ran without WebGL: check that it starts in a browser without a GPU (the smoke test's Chrome renders WebGL in software, with SwiftShader)";
     const said = problems
         .filter((p) => p.kind !== 'request')
         .map(describeProblem)
@@ -54214,6 +54379,10 @@ function remedyFor(problems, first, watchMs) {
     if (ISOLATION.test(said))
         return ('a Godot export with thread support needs the page cross-origin isolated, which this CDN cannot send: export ' +
             "without threads, or as a Progressive Web App with 'Ensure Cross Origin Isolation Headers'");
+    if (first.kind === 'browser')
+        return 'open the URL in a browser and watch its main thread (the performance panel) and its memory: a re-run checks again';
+    if (first.kind === 'left')
+        return 'find what sends the page away (a redirect of its script, a link followed, a frame-busting script): the game must run at the deployed URL';
     if (first.kind === 'load')
         return 'check that the URL opens in a browser; a re-run checks again';
     return "fix the error it names, and check that the game runs from this URL (an absolute path, another host's origin)";
@@ -54617,8 +54786,6 @@ var external_node_buffer_ = __nccwpck_require__(4573);
 // time proportional to the name's length times the pattern's.
 
 
-
-
 const NOCASE = process.platform === 'win32';
 const GLOBSTAR = Symbol('**');
 const STAR = Symbol('*');
@@ -54628,12 +54795,10 @@ const sitePattern = (pattern) => pattern.replaceAll('\\', '/');
 function checkPatterns(patterns) {
     for (const raw of patterns) {
         const pattern = raw.startsWith('!') ? raw.slice(1) : raw;
-        if (path.isAbsolute(pattern) || /^[a-zA-Z]:/.test(pattern)) {
-            throw new UsageError(`${inputName(Input.Files)}: '${raw}' is absolute; patterns are relative to ${inputName(Input.Path)}`);
-        }
-        if (pattern.split(/[\\/]/).includes('..')) {
-            throw new UsageError(`${inputName(Input.Files)}: '${raw}' reaches outside ${inputName(Input.Path)}; patterns may not contain '..'`);
-        }
+        if (path.isAbsolute(pattern) || /^[a-zA-Z]:/.test(pattern))
+            throw usage `{files}: '${raw}' is absolute; patterns are relative to {path}`;
+        if (pattern.split(/[\\/]/).includes('..'))
+            throw usage `{files}: '${raw}' reaches outside {path}; patterns may not contain '..'`;
     }
 }
 /**
@@ -54665,13 +54830,9 @@ function compileRule(raw) {
         pattern = pattern.toLowerCase();
     const normal = path.posix.normalize(pattern);
     const body = normal.replace(/\/+$/, '');
-    const directoryOnly = normal.endsWith('/') && body !== '.';
     const segments = body === '.' || body === '' ? [GLOBSTAR] : body.split('/').map(compileSegment);
-    return {
-        exclude,
-        segments: segments.filter((s, i) => s !== GLOBSTAR || segments[i - 1] !== GLOBSTAR),
-        directoryOnly,
-    };
+    const collapsed = segments.filter((s, i) => s !== GLOBSTAR || segments[i - 1] !== GLOBSTAR);
+    return { exclude, segments: collapsed, directoryOnly: normal.endsWith('/') && body !== '.' };
 }
 function compileSegment(segment) {
     if (segment === '**')
@@ -54730,9 +54891,8 @@ function parseClass(segment, start) {
             i += posix[0].length;
         }
         else if (segment[i + 1] === '-' && segment[i + 2] !== undefined && segment[i + 2] !== ']') {
-            const low = char;
             const high = segment[i + 2];
-            tests.push((c) => c >= low && c <= high);
+            tests.push((c) => c >= char && c <= high);
             i += 3;
         }
         else {
@@ -54750,10 +54910,9 @@ function matchesRule(rule, parts) {
     const { segments } = rule;
     const end = segments.length;
     let states = closure(segments, [0]);
-    for (let k = 0; k < parts.length; k++) {
+    for (const [k, part] of parts.entries()) {
         if (k > 0 && states.includes(end))
             return true;
-        const part = parts[k];
         const next = [];
         for (const i of states) {
             if (i === end)
@@ -54877,10 +55036,6 @@ function relativeSitePath(root, absolutePath, pathApi = path) {
         ? absolutePath.slice(root.length + 1)
         : pathApi.relative(root, absolutePath);
     return pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/');
-}
-/** The first `shown` of `list`, and how many more. */
-function listSome(list, shown) {
-    return `${list.slice(0, shown).join(', ')}${list.length > shown ? `, and ${list.length - shown} more` : ''}`;
 }
 /** The service knows files by UTF-8 paths; a name with a real U+FFFD passes. */
 async function refuseUndecodable(root, folder) {

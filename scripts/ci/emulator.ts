@@ -4,6 +4,7 @@
 // running between the steps of a CI job on every runner (a shell's `&` is not portable to Windows).
 // Its pid and log are in the temporary folder, named by port.
 import { spawn } from 'node:child_process'
+import { connect } from 'node:net'
 import { open, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -20,14 +21,27 @@ export function emulatorFiles(port: number): { pid: string; log: string } {
   return { pid: `${base}.pid`, log: `${base}.log` }
 }
 
-/** True once something answers HTTP on the port. */
+/** True once something answers HTTP on the port; a busy machine may take seconds to. */
 async function answers(url: string): Promise<boolean> {
   try {
-    await fetch(url, { signal: AbortSignal.timeout(2000) })
+    await fetch(url, { signal: AbortSignal.timeout(10_000) })
     return true
   } catch {
     return false
   }
+}
+
+/** True when something accepts connections on the port, however slow it is to answer them. */
+function listens(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port })
+    const end = (listening: boolean) => {
+      socket.destroy()
+      resolve(listening)
+    }
+    socket.once('connect', () => end(true))
+    socket.once('error', () => end(false))
+  })
 }
 
 export async function startEmulator(
@@ -36,7 +50,7 @@ export async function startEmulator(
 ): Promise<string> {
   const files = emulatorFiles(port)
   const url = `http://127.0.0.1:${port}`
-  if (await answers(url)) throw new Error(`${url} already answers: stop what listens on port ${port} first`)
+  if (await listens(port)) throw new Error(`${url} already answers: stop what listens on port ${port} first`)
   const log = await open(files.log, 'w')
   const child = spawn(process.execPath, [entry, 'emulator', '--port', String(port)], {
     detached: true,
