@@ -35,7 +35,7 @@ export interface CloseResult {
 
 export type CloseDependencies = Pick<
   RunOptions,
-  'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs'
+  'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs' | 'clock' | 'timer'
 > & {
   pullRequest: number | undefined
 }
