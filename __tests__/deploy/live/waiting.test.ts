@@ -9,6 +9,7 @@ import { ServiceClient } from '../../../src/api/client.ts'
 import { memoryLogger, type Logger } from '../../../src/common/logger.ts'
 import type { Timer } from '../../../src/common/timeouts.ts'
 import { deploy, type DeployResult } from '../../../src/deploy/pipeline.ts'
+import { closePreview } from '../../../src/deploy/live/close.ts'
 import { NotLiveError, publishAndSee } from '../../../src/deploy/live/publish-and-see.ts'
 import { startEmulator, type Emulator } from '../../../src/emulator/index.ts'
 import { readInputs } from '../../../src/inputs/deploy.ts'
@@ -202,6 +203,38 @@ describe('waiting out loud, against the emulator', () => {
     assert.match(
       error.message,
       /^Not live: \S+ cannot serve this build, as found after 0\.0 s \(1 check\): namespace hidden is private \(basic auth\) while this run has no credentials for it, so nothing it fetches there tells which build is served; \S+ answered 401, not 200 with index\.html\./,
+    )
+  })
+
+  test('closing a private preview without its credentials does not wait for what it cannot see', async () => {
+    await run({ path: await build('pr 31'), namespace: 'pr-31', 'basic-auth': 'tester:a-long-passphrase' })
+    const watch = watched()
+    const inputs = readInputs(
+      getter({
+        'api-url': emulator.url,
+        token: TOKEN,
+        'game-id': GAME,
+        'cdn-domain': cdn(),
+        namespace: 'pr-31',
+        // Without the change, the close waits this long (real time: a close has no sleep to inject).
+        'verify-timeout': '5',
+      }),
+      {},
+      { closing: true },
+    )
+    if (inputs.target.kind === 'none') assert.fail('no target')
+    const closed = await closePreview(
+      { ...inputs, target: inputs.target },
+      { logger: watch.logger, pullRequest: 31 },
+    )
+    assert.equal(closed.alreadyClosed, false)
+    assert.ok(
+      watch.lines.some((l) =>
+        /^Published at \S+ \(not checked: namespace pr-31 is private \(basic auth\), and the close has no credentials for it\)$/.test(
+          l,
+        ),
+      ),
+      watch.lines.join('\n'),
     )
   })
 })

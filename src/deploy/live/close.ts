@@ -22,6 +22,7 @@ import {
 import type { BytesFile } from '../upload/parts.ts'
 import { uploadFiles } from '../upload/upload.ts'
 import { explainServiceFailure } from '../../inputs/service-hints.ts'
+import { basicAuthorization, type BasicAuth } from '../../inputs/basic-auth.ts'
 
 export interface CloseResult {
   /** Undefined when the game has none of that name. */
@@ -66,12 +67,10 @@ export async function closePreview(inputs: CloseInputs, deps: CloseDependencies)
       current.display_name === name
         ? alreadyClosed(current, namespace, logger)
         : await logger.group('Publish the closed page', () =>
-            publishClosedPage(
-              run,
-              { gameId, namespace, current, name, url },
-              deps.pullRequest,
-              inputs.verify,
-            ),
+            publishClosedPage(run, { gameId, namespace, current, name, url }, deps.pullRequest, {
+              settings: inputs.verify,
+              basicAuth: target.basicAuth,
+            }),
           )
     const domainRemoved = target.domain
       ? await freeDomain(client, gameId, namespace, target.domain, logger)
@@ -101,7 +100,7 @@ async function publishClosedPage(
     url: string | undefined
   },
   pullRequest: number | undefined,
-  verify: VerifySettings,
+  verify: { settings: VerifySettings; basicAuth: BasicAuth | undefined },
 ): Promise<ClosedPage> {
   const { gameId, namespace, current, name } = to
   const { client, logger } = run
@@ -133,12 +132,28 @@ async function publishClosedPage(
   }
   const page = { ...file, sha256: hash('sha256', file.bytes) }
   // A closed preview is never put back on its build: not seen in time, the close fails (or warns).
-  const settings: VerifySettings = { ...verify, onFailure: verify.onFailure === 'warn' ? 'warn' : 'fail' }
+  const { onFailure } = verify.settings
+  const settings: VerifySettings = { ...verify.settings, onFailure: onFailure === 'warn' ? 'warn' : 'fail' }
   const { namespace_id: namespaceId, name_id: nameId } = namespace
   const change = { gameId, namespaceId, nameId, published, alreadyServed: false }
-  await publishAndSee(change, { settings, expected: { files: [page] }, run, logger })
+  const authorization = verify.basicAuth && basicAuthorization(verify.basicAuth)
+  const expected =
+    authorization || !(await isPrivate(client, gameId, namespace))
+      ? { files: [page] }
+      : { unknown: `namespace ${nameId} is private (basic auth), and the close has no credentials for it` }
+  await publishAndSee(change, { settings, expected, run, logger, authorization })
   logger.info(`Namespace ${namespace.name_id} now serves a page saying the preview was closed`)
   return { alreadyClosed: false, siteId: site.site_id, versionId: created.versionId }
+}
+
+/** Its page stays private: without the credentials, the close cannot see it. */
+async function isPrivate(
+  client: ServiceClient,
+  gameId: string,
+  namespace: NamespaceSummary,
+): Promise<boolean> {
+  const { namespace: detail } = await client.getNamespace(gameId, namespace.namespace_id)
+  return detail.config.cdn.auth_type === 'basic'
 }
 
 async function freeDomain(
