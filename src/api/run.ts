@@ -8,9 +8,11 @@ import type { Logger } from '../common/logger.ts'
 import {
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
   systemClock,
+  systemTimer,
   timeoutsFor,
   type Clock,
   type Timeouts,
+  type Timer,
 } from '../common/timeouts.ts'
 import { ServiceClient } from './client.ts'
 import { createAgent } from './http.ts'
@@ -37,6 +39,8 @@ export interface RunOptions {
   explain?: Explain
   /** Durations are measured on it (default Date.now); the retry policy's own clock unless it has one. */
   clock?: Clock
+  /** What a long wait says its progress on, with `clock` (default a real timer). */
+  timer?: Timer
 }
 
 export interface Run extends AsyncDisposable {
@@ -45,6 +49,7 @@ export interface Run extends AsyncDisposable {
   readonly retry: RetryPolicy
   readonly timeouts: Timeouts
   readonly clock: Clock
+  readonly timer: Timer
   /** Aborted by a cancellation (its CancelledError) or by the deadline (a RunDeadlineError). */
   readonly signal: AbortSignal
   readonly logger: Logger
@@ -73,7 +78,10 @@ export function openTransferRun(
     connection: RunOptions['connection']
     transfer: { requestTimeoutMs: number; retries: number; maxRetryAfterMs: number }
   },
-  face: Pick<RunOptions, 'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs' | 'clock' | 'explain'>,
+  face: Pick<
+    RunOptions,
+    'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs' | 'clock' | 'timer' | 'explain'
+  >,
   name: string,
 ): Run {
   return openRun({ ...face, ...inputs.transfer, connection: inputs.connection, name })
@@ -128,6 +136,7 @@ export function openRun(options: RunOptions): Run {
     retry,
     timeouts,
     clock,
+    timer: options.timer ?? systemTimer,
     signal,
     logger: options.logger,
     get dispatcher() {

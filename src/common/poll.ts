@@ -2,16 +2,35 @@
 // doubling from FIRST_WAIT_MS to LONGEST_WAIT_MS (the last one cut to the bound). What a change of a
 // namespace needs (its build seen live, its host seen private) waits here: a publish reaches the CDN's
 // edge seconds later, as its router polls its configuration every 2.5 s, after a queued worker.
+// A wait of minutes is never silent: every PROGRESS_EVERY_MS it says how it stands, whether a check
+// or a wait between checks is under way.
 
 import { setTimeout as sleepFor } from 'node:timers/promises'
+import { formatSeconds, plural } from './format.ts'
+import type { Timer } from './timeouts.ts'
 
 export const FIRST_WAIT_MS = 500
 export const LONGEST_WAIT_MS = 10_000
+export const PROGRESS_EVERY_MS = 15_000
+/** A check under way for longer than this says what the host does now: it does not answer. */
+const SLOW_CHECK_MS = 5_000
 
 /** What a check that did not see it yet says: why, and whether a later check would say the same. */
 export interface NotYet {
   /** A failure a later check would repeat (the host name does not resolve, its certificate is refused). */
   permanent?: boolean
+}
+
+/** How a poll stands, said every PROGRESS_EVERY_MS. */
+export interface Progress<P extends NotYet> {
+  /** Checks ended so far. */
+  attempts: number
+  elapsedMs: number
+  leftMs: number
+  /** What the last check that ended said. */
+  last?: P
+  /** How long the check under way has run, when one is. */
+  checkingMs?: number
 }
 
 export interface PollOptions<P extends NotYet> {
@@ -25,6 +44,8 @@ export interface PollOptions<P extends NotYet> {
   onNotYet?: (attempt: number, notYet: P) => void
   /** The first wait and the longest (default FIRST_WAIT_MS and LONGEST_WAIT_MS): equal, a steady pace. */
   waits?: { firstMs: number; longestMs: number }
+  /** Hears every `everyMs` (default PROGRESS_EVERY_MS) on `timer` how the poll stands, until it ends. */
+  progress?: { say: (progress: Progress<P>) => void; timer: Timer; everyMs?: number }
 }
 
 export interface Polled<P extends NotYet> {
@@ -44,17 +65,68 @@ export async function pollUntil<P extends NotYet>(
   const sleep = options.sleep ?? ((ms, s) => sleepFor(ms, undefined, { signal: s }))
   const { firstMs, longestMs } = options.waits ?? { firstMs: FIRST_WAIT_MS, longestMs: LONGEST_WAIT_MS }
   const started = clock.now()
-  let wait = firstMs
-  for (let attempt = 1; ; attempt++) {
-    signal.throwIfAborted()
-    const notYet = await check(attempt)
-    signal.throwIfAborted()
-    const durationMs = clock.now() - started
-    if (!notYet) return { seen: true, attempts: attempt, durationMs }
-    options.onNotYet?.(attempt, notYet)
-    const left = timeoutMs - durationMs
-    if (notYet.permanent || left <= 0) return { seen: false, attempts: attempt, durationMs, notYet }
-    await sleep(Math.min(wait, left), signal)
-    wait = Math.min(wait * 2, longestMs)
+  const state: { attempts: number; last?: P; checkStarted?: number } = { attempts: 0 }
+  const stopProgress =
+    options.progress &&
+    everyInterval(options.progress, () => {
+      const now = clock.now()
+      const elapsedMs = now - started
+      const { attempts, last, checkStarted } = state
+      const progress: Progress<P> = { attempts, elapsedMs, leftMs: Math.max(timeoutMs - elapsedMs, 0) }
+      if (last) progress.last = last
+      if (checkStarted !== undefined) progress.checkingMs = now - checkStarted
+      return progress
+    })
+  try {
+    let wait = firstMs
+    for (let attempt = 1; ; attempt++) {
+      signal.throwIfAborted()
+      state.checkStarted = clock.now()
+      const notYet = await check(attempt)
+      state.checkStarted = undefined
+      signal.throwIfAborted()
+      const durationMs = clock.now() - started
+      if (!notYet) return { seen: true, attempts: attempt, durationMs }
+      Object.assign(state, { attempts: attempt, last: notYet })
+      options.onNotYet?.(attempt, notYet)
+      const left = timeoutMs - durationMs
+      if (notYet.permanent || left <= 0) return { seen: false, attempts: attempt, durationMs, notYet }
+      await sleep(Math.min(wait, left), signal)
+      wait = Math.min(wait * 2, longestMs)
+    }
+  } finally {
+    stopProgress?.()
   }
+}
+
+/** Says `standing()` every `everyMs` until the answer is called. */
+function everyInterval<P extends NotYet>(
+  { say, timer, everyMs = PROGRESS_EVERY_MS }: NonNullable<PollOptions<P>['progress']>,
+  standing: () => Progress<P>,
+): () => void {
+  let cancel = timer.after(everyMs, function tick() {
+    cancel = timer.after(everyMs, tick)
+    say(standing())
+  })
+  return () => cancel()
+}
+
+/**
+ * How a poll stands, for a line of the log: "after 15.0 s (4 checks): <what the last check said>;
+ * 285 s left", or "check 5 has waited 12.0 s for an answer (check 4: ...)" when the host does not answer.
+ */
+export function describeProgress<P extends NotYet>(
+  progress: Progress<P>,
+  said: (notYet: P) => string,
+): string {
+  const { attempts, elapsedMs, leftMs, last, checkingMs } = progress
+  const lastSaid = last && said(last)
+  const now =
+    checkingMs !== undefined && (checkingMs >= SLOW_CHECK_MS || !lastSaid)
+      ? `check ${attempts + 1} has waited ${formatSeconds(checkingMs)} for an answer${lastSaid ? ` (check ${attempts}: ${lastSaid})` : ''}`
+      : lastSaid
+  const after = attempts
+    ? `${formatSeconds(elapsedMs)} (${plural(attempts, 'check')})`
+    : formatSeconds(elapsedMs)
+  return `after ${after}: ${now ?? 'no check has ended yet'}; ${Math.ceil(leftMs / 1000)} s left`
 }

@@ -10,6 +10,18 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() }
 
+/** Calls `callback` after `ms` (on the clock it goes with); answers what cancels it. */
+export interface Timer {
+  after(ms: number, callback: () => void): () => void
+}
+
+export const systemTimer: Timer = {
+  after(ms, callback) {
+    const timeout = setTimeout(callback, ms)
+    return () => clearTimeout(timeout)
+  },
+}
+
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30
 export const MAX_REQUEST_TIMEOUT_SECONDS = 3600
 export const MAX_RETRY_AFTER_SECONDS = 3600

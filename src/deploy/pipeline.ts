@@ -66,7 +66,7 @@ export interface PreviousSite {
 
 export interface DeployDependencies extends Pick<
   RunOptions,
-  'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs' | 'clock'
+  'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs' | 'clock' | 'timer'
 > {
   /** Where the manifest file goes (RUNNER_TEMP in the action). */
   tempDir: string
@@ -325,6 +325,7 @@ async function publishAndSeeLive(
     dispatcher: run.dispatcher,
     signal: run.signal,
     clock: run.clock,
+    timer: run.timer,
     stallMs: run.timeouts.stallMs,
     timeoutMs: targeted.verify.timeoutMs,
     logger,
@@ -362,6 +363,8 @@ async function publishAndSeeLive(
       logger,
       sleep: deps.sleep,
       authorization: targeted.target.basicAuth && basicAuthorization(targeted.target.basicAuth),
+      servedBefore:
+        plan.servedThen && 'record' in plan.servedThen ? plan.servedThen.record.digest : undefined,
       onSeen: (seen) => (result.verification = seen),
     },
   )

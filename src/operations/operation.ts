@@ -9,7 +9,7 @@ import type { Connection, GetInput, ReadOptions } from '../inputs/common.ts'
 import type { Logger } from '../common/logger.ts'
 import type { OutputValue, Report } from '../common/report.ts'
 import { openRun, type Run } from '../api/run.ts'
-import { OPERATION_DEADLINE_MS, type Clock } from '../common/timeouts.ts'
+import { OPERATION_DEADLINE_MS, type Clock, type Timer } from '../common/timeouts.ts'
 import { explainServiceFailure } from '../inputs/service-hints.ts'
 
 export const DEADLINE_ENV = 'GAMEHOST_DEADLINE_SECONDS'
@@ -46,6 +46,7 @@ export interface RunOperationOptions {
   dispatcher?: Dispatcher
   retry?: Partial<RetryPolicy>
   clock?: Clock
+  timer?: Timer
 }
 
 /** A run stopped before its end by a cancellation or its deadline (`cause`): says what was done before. */

@@ -9,6 +9,7 @@ import { privateHostWaiter } from '../../../src/deploy/target/private.ts'
 import type { Emulator } from '../../../src/emulator/index.ts'
 import { basicAuthSecrets, basicAuthorization, readBasicAuth } from '../../../src/inputs/basic-auth.ts'
 import { readInputs } from '../../../src/inputs/deploy.ts'
+import { virtualTime } from '../../support/virtual-time.ts'
 import { startTestEmulator } from '../../support/emulator.ts'
 import { getter, tempDir, writeTree } from '../../support/helpers.ts'
 
@@ -163,6 +164,31 @@ describe('a private deploy against the emulator', () => {
     await assert.rejects(
       wait(url),
       /still answers 404 without credentials after 3\.0 s: the build was not published/,
+    )
+  })
+
+  test('a long wait for 401 says every 15 s what the host answers and how long is left', async () => {
+    const time = virtualTime()
+    const logger = memoryLogger()
+    const wait = privateHostWaiter({
+      dispatcher: new Agent(),
+      signal: new AbortController().signal,
+      clock: time.clock,
+      timer: time.timer,
+      stallMs: 5000,
+      timeoutMs: 40_000,
+      logger,
+      sleep: time.sleep,
+    })
+    const url = `http://demo-game--prod.${new URL(emulator.url.replace('127.0.0.1', 'localhost')).host}/`
+    await assert.rejects(wait(url), /still answers 404 without credentials after 40\.0 s/)
+    assert.deepEqual(
+      logger.lines.filter((l) => l.startsWith('Still waiting')),
+      [15, 30].map(
+        (s) =>
+          `Still waiting for ${url} to answer 401 without credentials, after ${s}.0 s (${s === 15 ? 5 : 7} checks): ` +
+          `${url} answers 404; ${40 - s} s left`,
+      ),
     )
   })
 

@@ -25,6 +25,7 @@ import { explainServiceFailure } from '../../inputs/service-hints.ts'
 import { Input } from '../../inputs/constants.ts'
 import { describeAge, formatTtl } from '../../inputs/previews.ts'
 import { inputAssignment } from '../../common/input-naming.ts'
+import { basicAuthorization, type BasicAuth } from '../../inputs/basic-auth.ts'
 
 export interface CloseResult {
   /** Undefined when the game has none of that name. */
@@ -40,7 +41,7 @@ export interface CloseResult {
 
 export type CloseDependencies = Pick<
   RunOptions,
-  'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs'
+  'logger' | 'retry' | 'dispatcher' | 'signal' | 'deadlineMs' | 'clock' | 'timer'
 > & {
   pullRequest: number | undefined
   /** Why the preview is retired; default its pull request was closed. */
@@ -112,7 +113,7 @@ export async function closePreview(inputs: CloseInputs, deps: CloseDependencies)
               run,
               { gameId, namespace, current, name, url },
               closedPage(deps.pullRequest, deps.reason),
-              inputs.verify,
+              { settings: inputs.verify, basicAuth: target.basicAuth },
             ),
           )
     const domainRemoved = target.domain
@@ -143,7 +144,7 @@ async function publishClosedPage(
     url: string | undefined
   },
   file: BytesFile,
-  verify: VerifySettings,
+  verify: { settings: VerifySettings; basicAuth: BasicAuth | undefined },
 ): Promise<ClosedPage> {
   const { gameId, namespace, current, name } = to
   const { client, logger } = run
@@ -174,12 +175,28 @@ async function publishClosedPage(
   }
   const page = { ...file, sha256: hash('sha256', file.bytes) }
   // A closed preview is never put back on its build: not seen in time, the close fails (or warns).
-  const settings: VerifySettings = { ...verify, onFailure: verify.onFailure === 'warn' ? 'warn' : 'fail' }
+  const { onFailure } = verify.settings
+  const settings: VerifySettings = { ...verify.settings, onFailure: onFailure === 'warn' ? 'warn' : 'fail' }
   const { namespace_id: namespaceId, name_id: nameId } = namespace
   const change = { gameId, namespaceId, nameId, published, alreadyServed: false }
-  await publishAndSee(change, { settings, expected: { files: [page] }, run, logger })
+  const authorization = verify.basicAuth && basicAuthorization(verify.basicAuth)
+  const expected =
+    authorization || !(await isPrivate(client, gameId, namespace))
+      ? { files: [page] }
+      : { unknown: `namespace ${nameId} is private (basic auth), and the close has no credentials for it` }
+  await publishAndSee(change, { settings, expected, run, logger, authorization })
   logger.info(`Namespace ${namespace.name_id} now serves a page saying the preview was closed`)
   return { alreadyClosed: false, siteId: site.site_id, versionId: created.versionId }
+}
+
+/** Its page stays private: without the credentials, the close cannot see it. */
+async function isPrivate(
+  client: ServiceClient,
+  gameId: string,
+  namespace: NamespaceSummary,
+): Promise<boolean> {
+  const { namespace: detail } = await client.getNamespace(gameId, namespace.namespace_id)
+  return detail.config.cdn.auth_type === 'basic'
 }
 
 async function freeDomain(

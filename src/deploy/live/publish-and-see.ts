@@ -11,6 +11,7 @@ import { Input } from '../../inputs/constants.ts'
 import type { Published } from './prepare.ts'
 import { readServedRecord, RECORD_PATH } from '../collect/record.ts'
 import { describeVersion, publishedMeanwhile, PublishedMeanwhileError } from './meanwhile.ts'
+import { cannotSee as cannotSeeOf } from './cannot-see.ts'
 import {
   describeMismatch,
   describeTiming,
@@ -61,14 +62,18 @@ export async function publishAndSee(change: Change, options: SeeOptions): Promis
     return undefined
   }
   const started = run.clock.now()
-  const meanwhile = () =>
-    publishedMeanwhile(run.client, gameId, namespaceId, published.versionId).catch((error: unknown) => {
-      logger.debug(`What namespace ${nameId} is on could not be read: ${errorMessage(error)}`)
-      return undefined
-    })
+  const cannotSee = cannotSeeOf({
+    client: run.client,
+    gameId,
+    namespaceId,
+    nameId,
+    version: published,
+    authorized: options.authorization !== undefined,
+    logger,
+  })
   let seen: Verification
   try {
-    seen = await logger.group('Verify', () => verifyLive({ ...options, url, expected, meanwhile }))
+    seen = await logger.group('Verify', () => verifyLive({ ...options, url, expected, cannotSee }))
   } catch (error) {
     if (run.signal.aborted) {
       const durationMs = run.clock.now() - started
@@ -128,6 +133,8 @@ export function notLiveAccount(seen: Verification): string {
   if (seen.mismatch?.publishedMeanwhile)
     return `${seen.mismatch.reason} before ${seen.url} served this build, after ${describeTiming(seen)}`
   const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked'
+  if (seen.mismatch?.cannotServe)
+    return `${seen.url} cannot serve this build, as found after ${describeTiming(seen)}: ${seen.mismatch.cannotServe}; ${instead}`
   if (seen.mismatch?.permanent) return `${seen.url} could not be checked: ${instead}`
   return `${seen.url} did not serve this build within ${describeTiming(seen)}: ${instead}`
 }

@@ -10,12 +10,13 @@ import { CDN_SERVED_MAX, globMatches, isPage } from '../../api/versions.ts'
 import { errorMessage, formatBytes, formatSeconds, plural } from '../../common/format.ts'
 import type { Logger } from '../../common/logger.ts'
 import type { VerifySettings } from '../../inputs/common.ts'
-import type { Clock } from '../../common/timeouts.ts'
+import { systemTimer, type Clock, type Timer } from '../../common/timeouts.ts'
 import type { ManifestFile } from '../collect/files.ts'
 import { hostGet, readRecordBody, RECORD_PATH, type HostOptions } from '../collect/record.ts'
 import type { PlannedRoute, ServingPlan } from '../collect/web-engine.ts'
 import { isEngineFile, isWasm } from '../collect/engines.ts'
-import { describeVersion, type OtherVersion } from './meanwhile.ts'
+import type { OtherVersion } from './meanwhile.ts'
+import { waitingSayer } from './waiting.ts'
 
 export type ProbedFile = Pick<ManifestFile, 'path' | 'size' | 'sha256' | 'contentType'>
 
@@ -47,10 +48,16 @@ export interface Served {
 export interface Mismatch {
   urlPath: string
   reason: string
+  /** The host's answer, when it was not 200. */
+  status?: number
+  /** It answered 200 with other bytes than the build's file. */
+  otherBytes?: boolean
   /** A later attempt would repeat it (the name does not resolve, the certificate is refused). */
   permanent?: boolean
   /** The namespace is on another run's version now: no later attempt can see this one. */
   publishedMeanwhile?: OtherVersion
+  /** Why what the namespace is on can never be seen serving the build: no later attempt can. */
+  cannotServe?: string
 }
 
 export interface Verification {
@@ -138,7 +145,8 @@ function encodingFor(path: string, routes: readonly PlannedRoute[]): string | un
 
 export function compareServed(probe: Probe, served: Served): Mismatch | undefined {
   const { urlPath, file } = probe
-  const differs = (reason: string): Mismatch => ({ urlPath, reason })
+  const differs = (reason: string): Mismatch =>
+    served.status === 200 ? { urlPath, reason } : { urlPath, reason, status: served.status }
   if (probe.compare === 'other') {
     if (served.status !== 200) return differs(`answered ${served.status}`)
     if (served.notRecord !== undefined) return differs(served.notRecord)
@@ -147,14 +155,12 @@ export function compareServed(probe: Probe, served: Served): Mismatch | undefine
   }
   if (served.status !== 200) return differs(`answered ${served.status}, not 200 with ${file.path}`)
   if (served.bytes !== undefined && served.bytes !== file.size) {
-    return differs(
-      `was ${describeSize(served.bytes)}, not the build's ${file.path} of ${describeSize(file.size)}`,
-    )
+    const reason = `was ${describeSize(served.bytes)}, not the build's ${file.path} of ${describeSize(file.size)}`
+    return { ...differs(reason), otherBytes: true }
   }
   if (probe.compare === 'content' && served.sha256 !== file.sha256) {
-    return differs(
-      `had other bytes than the build's ${file.path} (SHA-256 ${short(served.sha256)}, not ${short(file.sha256)})`,
-    )
+    const reason = `had other bytes than the build's ${file.path} (SHA-256 ${short(served.sha256)}, not ${short(file.sha256)})`
+    return { ...differs(reason), otherBytes: true }
   }
   if (probe.compare === 'size' && served.bytes === undefined)
     return differs(`gave no Content-Length to compare with the build's ${file.path}`)
@@ -178,8 +184,8 @@ export type FetchProbe = (probe: Probe) => Promise<Served | Mismatch>
 export interface PollOptions extends LoopOptions<Mismatch> {
   probes: readonly Probe[]
   fetch: FetchProbe
-  /** Asked after a check that did not see it: the version another run published meanwhile. */
-  meanwhile?: () => Promise<OtherVersion | undefined>
+  /** Asked after a check that did not see it: why no later check can (another run published meanwhile...). */
+  cannotSee?: (mismatch: Mismatch) => Promise<Mismatch | undefined>
 }
 
 /** An attempt stops at its first mismatch; a probe that matched is not fetched again (a publish only moves forward). */
@@ -191,20 +197,13 @@ export async function pollUntilLive(
     while (pending.length) {
       const answer = await options.fetch(pending[0]!)
       const mismatch = 'reason' in answer ? answer : compareServed(pending[0]!, answer)
-      if (mismatch) return (await publishedOver(options)) ?? mismatch
+      if (mismatch) return (await options.cannotSee?.(mismatch)) ?? mismatch
       pending.shift()
     }
     return undefined
   }
   const { seen, attempts, durationMs, notYet } = await pollUntil(check, options)
   return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) }
-}
-
-async function publishedOver({ meanwhile }: PollOptions): Promise<Mismatch | undefined> {
-  const other = meanwhile && (await meanwhile())
-  if (!other) return undefined
-  const reason = `another run published ${describeVersion(other)} to the namespace`
-  return { urlPath: '/', reason, permanent: true, publishedMeanwhile: other }
 }
 
 /** Bytes are taken as sent, to compare with the uploaded file's. */
@@ -295,36 +294,47 @@ export interface VerifyLiveOptions {
   url: string
   expected: Expected
   settings: VerifySettings
-  run: { dispatcher: Dispatcher; signal: AbortSignal; clock: Clock; timeouts: { stallMs: number } }
+  run: {
+    dispatcher: Dispatcher
+    signal: AbortSignal
+    clock: Clock
+    timeouts: { stallMs: number }
+    /** What the progress lines are said on (default a real timer), with `clock`. */
+    timer?: Timer
+  }
   logger: Pick<Logger, 'info' | 'debug'>
   sleep?: PollOptions['sleep']
   authorization?: string
-  meanwhile?: PollOptions['meanwhile']
+  cannotSee?: PollOptions['cannotSee']
+  /** The digest of the build the host served before the publish, when known: the progress lines name it. */
+  servedBefore?: string
 }
 
 export async function verifyLive(options: VerifyLiveOptions): Promise<Verification> {
   const { url, expected, settings, run, logger } = options
   const probes = probesFor(expected)
   const changed = 'otherThan' in expected
-  const checking = changed
-    ? `another build than before, for up to ${settings.timeoutMs / 1000} s: /${RECORD_PATH} (its record)`
-    : `this build, for up to ${settings.timeoutMs / 1000} s: ${describeChecked(probes)}`
-  logger.info(`Checking that ${url} serves ${checking}`)
+  const build = changed ? 'another build than before' : 'this build'
+  const checking = changed ? `/${RECORD_PATH} (its record)` : describeChecked(probes)
+  logger.info(`Checking that ${url} serves ${build}, for up to ${settings.timeoutMs / 1000} s: ${checking}`)
+  const host = {
+    dispatcher: run.dispatcher,
+    signal: run.signal,
+    stallMs: run.timeouts.stallMs,
+    authorization: options.authorization,
+  }
+  const waiting = waitingSayer({ url, build, host, servedBefore: options.servedBefore, logger })
   const polled = await pollUntilLive({
     probes,
-    fetch: hostFetcher(url, {
-      dispatcher: run.dispatcher,
-      signal: run.signal,
-      stallMs: run.timeouts.stallMs,
-      authorization: options.authorization,
-    }),
+    fetch: hostFetcher(url, host),
     timeoutMs: settings.timeoutMs,
     clock: run.clock,
     signal: run.signal,
     sleep: options.sleep,
-    meanwhile: options.meanwhile,
+    cannotSee: options.cannotSee,
     onNotYet: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
-  })
+    progress: { timer: run.timer ?? systemTimer, say: waiting.say },
+  }).finally(waiting.end)
   const seen: Verification = { ...polled, url, checked: probes }
   if (seen.verified) {
     const files = `${plural(probes.length, 'file')} matching the build`

@@ -7,10 +7,11 @@ import { ServiceError, UsageError } from '../../api/errors.ts'
 import type { CdnAuthType } from '../../api/types.ts'
 import { formatSeconds } from '../../common/format.ts'
 import type { Logger } from '../../common/logger.ts'
-import { pollUntil, type NotYet, type PollOptions } from '../../common/poll.ts'
+import { describeProgress, pollUntil, type NotYet, type PollOptions } from '../../common/poll.ts'
 import type { BasicAuth } from '../../inputs/basic-auth.ts'
 import { Input } from '../../inputs/constants.ts'
 import type { HostOptions } from '../collect/record.ts'
+import { systemTimer, type Timer } from '../../common/timeouts.ts'
 import { hostFetcher } from '../live/verify.ts'
 import { inputName } from '../../common/input-naming.ts'
 
@@ -104,7 +105,10 @@ export async function makePublic(target: AccessTarget, before: NamespaceAccess):
 
 /** `timeoutMs` is verify-timeout's: the CDN applies an auth change as it does a publish. */
 export type WaitOptions = HostOptions &
-  Omit<PollOptions<NotYet>, 'onNotYet'> & { logger: Pick<Logger, 'info' | 'debug'> }
+  Omit<PollOptions<NotYet>, 'onNotYet' | 'progress'> & {
+    logger: Pick<Logger, 'info' | 'debug'>
+    timer?: Timer
+  }
 
 export function privateHostWaiter(options: WaitOptions): WaitUntilPrivate {
   const { timeoutMs, logger } = options
@@ -120,6 +124,14 @@ export function privateHostWaiter(options: WaitOptions): WaitUntilPrivate {
     const polled = await pollUntil(check, {
       ...options,
       onNotYet: (attempt, { what }) => logger.debug(`Check ${attempt}: ${url} ${what} without credentials`),
+      progress: {
+        timer: options.timer ?? systemTimer,
+        say: (progress) =>
+          logger.info(
+            `Still waiting for ${url} to answer 401 without credentials, ` +
+              describeProgress(progress, ({ what }) => `${url} ${what}`),
+          ),
+      },
     })
     const after = formatSeconds(polled.durationMs)
     if (polled.seen) {
