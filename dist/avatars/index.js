@@ -49630,6 +49630,12 @@ function inputList(inputs) {
 // inputs that set one, and the fixed ones (GitHub's calls, an operation's deadline, the smoke test's
 // page load and browser, git's answer to the CLI); and `within`, which holds a call to one.
 const systemClock = { now: () => Date.now() };
+const systemTimer = {
+    after(ms, callback) {
+        const timeout = setTimeout(callback, ms);
+        return () => clearTimeout(timeout);
+    },
+};
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_REQUEST_TIMEOUT_SECONDS = 3600;
 const MAX_RETRY_AFTER_SECONDS = 3600;
@@ -51299,6 +51305,7 @@ function openRun(options) {
         retry,
         timeouts,
         clock,
+        timer: options.timer ?? systemTimer,
         signal,
         logger: options.logger,
         get dispatcher() {

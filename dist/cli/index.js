@@ -66776,6 +66776,12 @@ function planParts(size, threshold, partSize = PART_SIZE) {
 // inputs that set one, and the fixed ones (GitHub's calls, an operation's deadline, the smoke test's
 // page load and browser, git's answer to the CLI); and `within`, which holds a call to one.
 const systemClock = { now: () => Date.now() };
+const systemTimer = {
+    after(ms, callback) {
+        const timeout = setTimeout(callback, ms);
+        return () => clearTimeout(timeout);
+    },
+};
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_REQUEST_TIMEOUT_SECONDS = 3600;
 const MAX_RETRY_AFTER_SECONDS = 3600;
@@ -74067,6 +74073,7 @@ function openRun(options) {
         retry,
         timeouts,
         clock,
+        timer: options.timer ?? systemTimer,
         signal,
         logger: options.logger,
         get dispatcher() {
@@ -74765,35 +74772,133 @@ function nameCommit(versionName) {
     return last && /^[0-9a-f]{7,40}$/i.test(last) ? last : undefined;
 }
 
+;// CONCATENATED MODULE: ./src/deploy/live/cannot-see.ts
+// Why no later check can see a change, asked from the API after each check that did not see it, so
+// that a wait that cannot succeed ends at once instead of after verify-timeout: another run published
+// over it (meanwhile.ts); the version has no CDN site, so its host will serve no file at all (known
+// before the edge even applies it, which on a busy service takes minutes of answering 404); or the
+// host answers 401 while the namespace is private and the run has no credentials for it.
+
+
+/** A mismatch no later check can get past, for the one given; undefined while one still may. */
+function cannot_see_cannotSee(watched) {
+    const { client, gameId, namespaceId, version, logger } = watched;
+    const unread = (what) => (error) => {
+        logger.debug(`${what} could not be read: ${errorMessage(error)}`);
+        return undefined;
+    };
+    // A version never changes: read once, unless the read failed.
+    let read;
+    const readVersion = () => (read ??= client.getVersion(gameId, version.versionId).then((answer) => answer.version, (error) => {
+        read = undefined;
+        return unread(`Version ${version.versionId}`)(error);
+    }));
+    return async (mismatch) => {
+        const other = await publishedMeanwhile(client, gameId, namespaceId, version.versionId).catch(unread(`What namespace ${watched.nameId} is on`));
+        if (other) {
+            const reason = `another run published ${describeVersion(other)} to the namespace`;
+            return { urlPath: '/', reason, permanent: true, publishedMeanwhile: other };
+        }
+        const config = (await readVersion())?.config;
+        if (config && !config.cdn?.site_id)
+            return cannotServe(mismatch, noSite(watched));
+        if (mismatch.status === 401 && !watched.authorized) {
+            const namespace = await client
+                .getNamespace(gameId, namespaceId)
+                .catch(unread(`Namespace ${watched.nameId}`));
+            if (namespace?.namespace.config.cdn.auth_type === 'basic')
+                return cannotServe(mismatch, `namespace ${watched.nameId} is private (basic auth) while this run has no credentials for it, so nothing it fetches there tells which build is served`);
+        }
+        return undefined;
+    };
+}
+function noSite({ nameId, version }) {
+    return (`${describeVersion(version)}, which namespace ${nameId} is on, has no CDN site (no cdn in its config: ` +
+        'no deploy made it), so its host will serve no file at all');
+}
+function cannotServe(mismatch, why) {
+    return { ...mismatch, permanent: true, cannotServe: why };
+}
+
 ;// CONCATENATED MODULE: ./src/common/poll.ts
 // The one poll loop: a check tried until it sees what it waits for, within a bound, its waits
 // doubling from FIRST_WAIT_MS to LONGEST_WAIT_MS (the last one cut to the bound). What a change of a
 // namespace needs (its build seen live, its host seen private) waits here: a publish reaches the CDN's
 // edge seconds later, as its router polls its configuration every 2.5 s, after a queued worker.
+// A wait of minutes is never silent: every PROGRESS_EVERY_MS it says how it stands, whether a check
+// or a wait between checks is under way.
+
 
 const FIRST_WAIT_MS = 500;
 const LONGEST_WAIT_MS = 10_000;
+const PROGRESS_EVERY_MS = 15_000;
+/** A check under way for longer than this says what the host does now: it does not answer. */
+const SLOW_CHECK_MS = 5_000;
 /** Runs `check` until it returns undefined (seen), it says a permanent no, or `timeoutMs` has passed. */
 async function pollUntil(check, options) {
     const { clock, signal, timeoutMs } = options;
     const sleep = options.sleep ?? ((ms, s) => (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal: s }));
     const { firstMs, longestMs } = options.waits ?? { firstMs: FIRST_WAIT_MS, longestMs: LONGEST_WAIT_MS };
     const started = clock.now();
-    let wait = firstMs;
-    for (let attempt = 1;; attempt++) {
-        signal.throwIfAborted();
-        const notYet = await check(attempt);
-        signal.throwIfAborted();
-        const durationMs = clock.now() - started;
-        if (!notYet)
-            return { seen: true, attempts: attempt, durationMs };
-        options.onNotYet?.(attempt, notYet);
-        const left = timeoutMs - durationMs;
-        if (notYet.permanent || left <= 0)
-            return { seen: false, attempts: attempt, durationMs, notYet };
-        await sleep(Math.min(wait, left), signal);
-        wait = Math.min(wait * 2, longestMs);
+    const state = { attempts: 0 };
+    const stopProgress = options.progress &&
+        everyInterval(options.progress, () => {
+            const now = clock.now();
+            const elapsedMs = now - started;
+            const { attempts, last, checkStarted } = state;
+            const progress = { attempts, elapsedMs, leftMs: Math.max(timeoutMs - elapsedMs, 0) };
+            if (last)
+                progress.last = last;
+            if (checkStarted !== undefined)
+                progress.checkingMs = now - checkStarted;
+            return progress;
+        });
+    try {
+        let wait = firstMs;
+        for (let attempt = 1;; attempt++) {
+            signal.throwIfAborted();
+            state.checkStarted = clock.now();
+            const notYet = await check(attempt);
+            state.checkStarted = undefined;
+            signal.throwIfAborted();
+            const durationMs = clock.now() - started;
+            if (!notYet)
+                return { seen: true, attempts: attempt, durationMs };
+            Object.assign(state, { attempts: attempt, last: notYet });
+            options.onNotYet?.(attempt, notYet);
+            const left = timeoutMs - durationMs;
+            if (notYet.permanent || left <= 0)
+                return { seen: false, attempts: attempt, durationMs, notYet };
+            await sleep(Math.min(wait, left), signal);
+            wait = Math.min(wait * 2, longestMs);
+        }
     }
+    finally {
+        stopProgress?.();
+    }
+}
+/** Says `standing()` every `everyMs` until the answer is called. */
+function everyInterval({ say, timer, everyMs = PROGRESS_EVERY_MS }, standing) {
+    let cancel = timer.after(everyMs, function tick() {
+        cancel = timer.after(everyMs, tick);
+        say(standing());
+    });
+    return () => cancel();
+}
+/**
+ * How a poll stands, for a line of the log: "after 15.0 s (4 checks): <what the last check said>;
+ * 285 s left", or "check 5 has waited 12.0 s for an answer (check 4: ...)" when the host does not answer.
+ */
+function describeProgress(progress, said) {
+    const { attempts, elapsedMs, leftMs, last, checkingMs } = progress;
+    const lastSaid = last && said(last);
+    const now = checkingMs !== undefined && (checkingMs >= SLOW_CHECK_MS || !lastSaid)
+        ? `check ${attempts + 1} has waited ${formatSeconds(checkingMs)} for an answer${lastSaid ? ` (check ${attempts}: ${lastSaid})` : ''}`
+        : lastSaid;
+    const after = attempts
+        ? `${formatSeconds(elapsedMs)} (${plural(attempts, 'check')})`
+        : formatSeconds(elapsedMs);
+    return `after ${after}: ${now ?? 'no check has ended yet'}; ${Math.ceil(leftMs / 1000)} s left`;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/collect/engines.ts
@@ -74910,10 +75015,42 @@ function isBuildEvidence(path, unityNamed) {
         (unityNamed && isCompressedUnityPart(name)));
 }
 
+;// CONCATENATED MODULE: ./src/deploy/live/waiting.ts
+// What a seen-live wait says while it lasts (poll.ts says when): what the host answers now and how long
+// is left. When it answers with other bytes than the build's, its record names the build it serves.
+
+
+function waitingSayer(options) {
+    const { url, build, logger } = options;
+    const ended = new AbortController();
+    const host = { ...options.host, signal: AbortSignal.any([options.host.signal, ended.signal]) };
+    const sayNow = (progress, served = '') => {
+        const line = describeProgress(progress, (m) => `${m.urlPath} ${m.reason}${served}`);
+        if (!ended.signal.aborted)
+            logger.info(`Still waiting for ${url} to serve ${build}, ${line}`);
+    };
+    const say = (progress) => {
+        if (!progress.last?.otherBytes)
+            return sayNow(progress);
+        void readServedRecord(url, host).then((served) => {
+            if ('absent' in served)
+                return sayNow(progress, `, and it serves no record of a build (${served.absent})`);
+            const { digest, commit } = served.record;
+            const of = commit ? ` (commit ${commit.slice(0, 7)})` : '';
+            const before = digest === options.servedBefore ? ', the one it served before' : '';
+            sayNow(progress, `, as it serves build ${shortDigest(digest)}${of}${before}`);
+        }, () => sayNow(progress));
+    };
+    return { say, end: () => ended.abort() };
+}
+/** "sha256:9e6178ff42a8…". */
+const shortDigest = (digest) => (digest.length > 19 ? `${digest.slice(0, 19)}…` : digest);
+
 ;// CONCATENATED MODULE: ./src/deploy/live/verify.ts
 // Seen live: after a publish the host is polled until it serves this build (`/` and a sample of the
 // manifest's files: bytes, sizes, headers), or, for a version the run did not build, until its record
 // is another than before. A publish reaches the CDN's edge seconds later.
+
 
 
 
@@ -74981,7 +75118,7 @@ function encodingFor(path, routes) {
 }
 function compareServed(probe, served) {
     const { urlPath, file } = probe;
-    const differs = (reason) => ({ urlPath, reason });
+    const differs = (reason) => served.status === 200 ? { urlPath, reason } : { urlPath, reason, status: served.status };
     if (probe.compare === 'other') {
         if (served.status !== 200)
             return differs(`answered ${served.status}`);
@@ -74994,10 +75131,12 @@ function compareServed(probe, served) {
     if (served.status !== 200)
         return differs(`answered ${served.status}, not 200 with ${file.path}`);
     if (served.bytes !== undefined && served.bytes !== file.size) {
-        return differs(`was ${describeSize(served.bytes)}, not the build's ${file.path} of ${describeSize(file.size)}`);
+        const reason = `was ${describeSize(served.bytes)}, not the build's ${file.path} of ${describeSize(file.size)}`;
+        return { ...differs(reason), otherBytes: true };
     }
     if (probe.compare === 'content' && served.sha256 !== file.sha256) {
-        return differs(`had other bytes than the build's ${file.path} (SHA-256 ${verify_short(served.sha256)}, not ${verify_short(file.sha256)})`);
+        const reason = `had other bytes than the build's ${file.path} (SHA-256 ${verify_short(served.sha256)}, not ${verify_short(file.sha256)})`;
+        return { ...differs(reason), otherBytes: true };
     }
     if (probe.compare === 'size' && served.bytes === undefined)
         return differs(`gave no Content-Length to compare with the build's ${file.path}`);
@@ -75020,20 +75159,13 @@ async function pollUntilLive(options) {
             const answer = await options.fetch(pending[0]);
             const mismatch = 'reason' in answer ? answer : compareServed(pending[0], answer);
             if (mismatch)
-                return (await publishedOver(options)) ?? mismatch;
+                return (await options.cannotSee?.(mismatch)) ?? mismatch;
             pending.shift();
         }
         return undefined;
     };
     const { seen, attempts, durationMs, notYet } = await pollUntil(check, options);
     return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) };
-}
-async function publishedOver({ meanwhile }) {
-    const other = meanwhile && (await meanwhile());
-    if (!other)
-        return undefined;
-    const reason = `another run published ${describeVersion(other)} to the namespace`;
-    return { urlPath: '/', reason, permanent: true, publishedMeanwhile: other };
 }
 /** Bytes are taken as sent, to compare with the uploaded file's. */
 function hostFetcher(url, options) {
@@ -75122,25 +75254,27 @@ async function verifyLive(options) {
     const { url, expected, settings, run, logger } = options;
     const probes = probesFor(expected);
     const changed = 'otherThan' in expected;
-    const checking = changed
-        ? `another build than before, for up to ${settings.timeoutMs / 1000} s: /${RECORD_PATH} (its record)`
-        : `this build, for up to ${settings.timeoutMs / 1000} s: ${describeChecked(probes)}`;
-    logger.info(`Checking that ${url} serves ${checking}`);
+    const build = changed ? 'another build than before' : 'this build';
+    const checking = changed ? `/${RECORD_PATH} (its record)` : describeChecked(probes);
+    logger.info(`Checking that ${url} serves ${build}, for up to ${settings.timeoutMs / 1000} s: ${checking}`);
+    const host = {
+        dispatcher: run.dispatcher,
+        signal: run.signal,
+        stallMs: run.timeouts.stallMs,
+        authorization: options.authorization,
+    };
+    const waiting = waitingSayer({ url, build, host, servedBefore: options.servedBefore, logger });
     const polled = await pollUntilLive({
         probes,
-        fetch: hostFetcher(url, {
-            dispatcher: run.dispatcher,
-            signal: run.signal,
-            stallMs: run.timeouts.stallMs,
-            authorization: options.authorization,
-        }),
+        fetch: hostFetcher(url, host),
         timeoutMs: settings.timeoutMs,
         clock: run.clock,
         signal: run.signal,
         sleep: options.sleep,
-        meanwhile: options.meanwhile,
+        cannotSee: options.cannotSee,
         onNotYet: (attempt, mismatch) => logger.debug(`Check ${attempt}: ${describeMismatch(url, mismatch)}`),
-    });
+        progress: { timer: run.timer ?? systemTimer, say: waiting.say },
+    }).finally(waiting.end);
     const seen = { ...polled, url, checked: probes };
     if (seen.verified) {
         const files = `${plural(probes.length, 'file')} matching the build`;
@@ -75172,6 +75306,7 @@ function probesFor(expected) {
 
 
 
+
 /** Undefined when not checked (verify false, no URL, nothing to tell the change by). */
 async function publishAndSee(change, options) {
     const { gameId, namespaceId, nameId, published } = change;
@@ -75192,13 +75327,18 @@ async function publishAndSee(change, options) {
         return undefined;
     }
     const started = run.clock.now();
-    const meanwhile = () => publishedMeanwhile(run.client, gameId, namespaceId, published.versionId).catch((error) => {
-        logger.debug(`What namespace ${nameId} is on could not be read: ${errorMessage(error)}`);
-        return undefined;
+    const cannotSee = cannot_see_cannotSee({
+        client: run.client,
+        gameId,
+        namespaceId,
+        nameId,
+        version: published,
+        authorized: options.authorization !== undefined,
+        logger,
     });
     let seen;
     try {
-        seen = await logger.group('Verify', () => verifyLive({ ...options, url, expected, meanwhile }));
+        seen = await logger.group('Verify', () => verifyLive({ ...options, url, expected, cannotSee }));
     }
     catch (error) {
         if (run.signal.aborted) {
@@ -75256,6 +75396,8 @@ function notLiveAccount(seen) {
     if (seen.mismatch?.publishedMeanwhile)
         return `${seen.mismatch.reason} before ${seen.url} served this build, after ${describeTiming(seen)}`;
     const instead = seen.mismatch ? describeMismatch(seen.url, seen.mismatch) : 'nothing was checked';
+    if (seen.mismatch?.cannotServe)
+        return `${seen.url} cannot serve this build, as found after ${describeTiming(seen)}: ${seen.mismatch.cannotServe}; ${instead}`;
     if (seen.mismatch?.permanent)
         return `${seen.url} could not be checked: ${instead}`;
     return `${seen.url} did not serve this build within ${describeTiming(seen)}: ${instead}`;
@@ -75945,6 +76087,7 @@ function previewNumber(nameId, prefix) {
 
 
 
+
 /** Why, in words: `it was not deployed for 31 days, longer than preview-ttl: 30d`. */
 function retiredBecause(reason, pullRequest) {
     switch (reason.kind) {
@@ -75983,7 +76126,7 @@ async function closePreview(inputs, deps) {
         const current = await readVersion(client, gameId, namespace.version_id);
         const page = current.display_name === name
             ? alreadyClosed(current, namespace, logger)
-            : await logger.group('Publish the closed page', () => publishClosedPage(run, { gameId, namespace, current, name, url }, closedPage(deps.pullRequest, deps.reason), inputs.verify));
+            : await logger.group('Publish the closed page', () => publishClosedPage(run, { gameId, namespace, current, name, url }, closedPage(deps.pullRequest, deps.reason), { settings: inputs.verify, basicAuth: target.basicAuth }));
         const domainRemoved = target.domain
             ? await freeDomain(client, gameId, namespace, target.domain, logger)
             : undefined;
@@ -76027,12 +76170,22 @@ async function publishClosedPage(run, to, file, verify) {
     };
     const page = { ...file, sha256: (0,external_node_crypto_.hash)('sha256', file.bytes) };
     // A closed preview is never put back on its build: not seen in time, the close fails (or warns).
-    const settings = { ...verify, onFailure: verify.onFailure === 'warn' ? 'warn' : 'fail' };
+    const { onFailure } = verify.settings;
+    const settings = { ...verify.settings, onFailure: onFailure === 'warn' ? 'warn' : 'fail' };
     const { namespace_id: namespaceId, name_id: nameId } = namespace;
     const change = { gameId, namespaceId, nameId, published, alreadyServed: false };
-    await publishAndSee(change, { settings, expected: { files: [page] }, run, logger });
+    const authorization = verify.basicAuth && basicAuthorization(verify.basicAuth);
+    const expected = authorization || !(await isPrivate(client, gameId, namespace))
+        ? { files: [page] }
+        : { unknown: `namespace ${nameId} is private (basic auth), and the close has no credentials for it` };
+    await publishAndSee(change, { settings, expected, run, logger, authorization });
     logger.info(`Namespace ${namespace.name_id} now serves a page saying the preview was closed`);
     return { alreadyClosed: false, siteId: site.site_id, versionId: created.versionId };
+}
+/** Its page stays private: without the credentials, the close cannot see it. */
+async function isPrivate(client, gameId, namespace) {
+    const { namespace: detail } = await client.getNamespace(gameId, namespace.namespace_id);
+    return detail.config.cdn.auth_type === 'basic';
 }
 async function freeDomain(client, gameId, namespace, domain, logger) {
     const { namespace: detail } = await client.getNamespace(gameId, namespace.namespace_id);
@@ -77386,6 +77539,7 @@ function indexLookalike(name) {
 
 
 
+
 /** The libraries' default; the CDN checks the hash on its side. */
 const BCRYPT_COST = 10;
 /** The CDN applies only the first users; the others' credentials are refused. */
@@ -77451,6 +77605,11 @@ function privateHostWaiter(options) {
         const polled = await pollUntil(check, {
             ...options,
             onNotYet: (attempt, { what }) => logger.debug(`Check ${attempt}: ${url} ${what} without credentials`),
+            progress: {
+                timer: options.timer ?? systemTimer,
+                say: (progress) => logger.info(`Still waiting for ${url} to answer 401 without credentials, ` +
+                    describeProgress(progress, ({ what }) => `${url} ${what}`)),
+            },
         });
         const after = formatSeconds(polled.durationMs);
         if (polled.seen) {
@@ -80297,6 +80456,7 @@ async function publishAndSeeLive({ run, result, deps }, targeted, plan, siteId) 
         dispatcher: run.dispatcher,
         signal: run.signal,
         clock: run.clock,
+        timer: run.timer,
         stallMs: run.timeouts.stallMs,
         timeoutMs: targeted.verify.timeoutMs,
         logger,
@@ -80322,6 +80482,7 @@ async function publishAndSeeLive({ run, result, deps }, targeted, plan, siteId) 
         logger,
         sleep: deps.sleep,
         authorization: targeted.target.basicAuth && basicAuthorization(targeted.target.basicAuth),
+        servedBefore: plan.servedThen && 'record' in plan.servedThen ? plan.servedThen.record.digest : undefined,
         onSeen: (seen) => (result.verification = seen),
     });
     const { url } = live.published;
