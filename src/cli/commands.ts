@@ -107,7 +107,7 @@ const DEPLOY: Command = {
           }
     const run = async (signal: AbortSignal): Promise<Outcome> => {
       const sweep = sweepWith(signal)
-        const result = await deploy(inputs, {
+      const result = await deploy(inputs, {
         deadlineMs: deadlineFromEnv(process.env),
         logger: io.logger,
         tempDir,
