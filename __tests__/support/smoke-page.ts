@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import type { ServiceClient } from '../../src/api/client.ts'
 import { memoryLogger } from '../../src/common/logger.ts'
-import { systemClock } from '../../src/common/timeouts.ts'
+import { systemClock, systemTimer } from '../../src/common/timeouts.ts'
 import type { Published } from '../../src/deploy/live/prepare.ts'
 import { chooseBrowser, smokeTest, type SmokeResult } from '../../src/deploy/smoke/index.ts'
 import { watchPage, type Seen } from '../../src/deploy/smoke/watch.ts'
@@ -75,7 +75,12 @@ export async function smokeOf(url: string, browser: string, seconds = '2'): Prom
   await smokeTest({
     inputs,
     browser: (await chooseBrowser(inputs))!,
-    run: { client: {} as ServiceClient, signal: new AbortController().signal, clock: systemClock },
+    run: {
+      client: {} as ServiceClient,
+      signal: new AbortController().signal,
+      clock: systemClock,
+      timer: systemTimer,
+    },
     published,
     url,
     result: journal,

@@ -104,9 +104,14 @@ function everyInterval<P extends NotYet>(
   { say, timer, everyMs = PROGRESS_EVERY_MS }: NonNullable<PollOptions<P>['progress']>,
   standing: () => Progress<P>,
 ): () => void {
-  let cancel = timer.after(everyMs, function tick() {
-    cancel = timer.after(everyMs, tick)
-    say(standing())
+  return every(timer, everyMs, () => say(standing()))
+}
+
+/** Calls `tick` every `everyMs` on `timer` until the answer is called: a long wait that is no poll. */
+export function every(timer: Timer, everyMs: number, tick: () => void): () => void {
+  let cancel = timer.after(everyMs, function again() {
+    cancel = timer.after(everyMs, again)
+    tick()
   })
   return () => cancel()
 }

@@ -10,7 +10,7 @@ import { describe, test } from 'node:test'
 import { UsageError } from '../../../src/api/errors.ts'
 import type { ServiceClient } from '../../../src/api/client.ts'
 import { memoryLogger } from '../../../src/common/logger.ts'
-import { systemClock } from '../../../src/common/timeouts.ts'
+import { systemClock, systemTimer, type Timer } from '../../../src/common/timeouts.ts'
 import type { Published } from '../../../src/deploy/live/prepare.ts'
 import { browserName, findBrowser, installPaths } from '../../../src/deploy/smoke/browser.ts'
 import { smokeTest, type SmokeResult } from '../../../src/deploy/smoke/index.ts'
@@ -409,7 +409,7 @@ describe('smokeTest: how a failure ends', () => {
       inputs,
       // What chooseBrowser finds, not asked what it is: the watch here is a stand-in.
       browser: findBrowser({ given: inputs.smoke.browser, env: {}, platform: process.platform }),
-      run: { client, signal: new AbortController().signal, clock: systemClock },
+      run: { client, signal: new AbortController().signal, clock: systemClock, timer: systemTimer },
       published,
       url: URL_,
       result: journal,
@@ -444,6 +444,52 @@ describe('smokeTest: how a failure ends', () => {
       ),
     )
     assert.ok(lines.includes('Smoke test decided by: no problem seen, and the canvas drew (screenshot)'))
+  })
+
+  test('a watch longer than 15 s says every 15 s how the page stands and the time left at most', async () => {
+    // A timer the test fires, on a clock the test moves: no wall-clock wait.
+    let now = 0
+    const ticks: Array<() => void> = []
+    const timer: Timer = { after: (_ms, callback) => (ticks.push(callback), () => {}) }
+    const logger = memoryLogger()
+    const inputs = inputsWith({ 'smoke-test-seconds': '60' })
+    const result: { smoke?: SmokeResult; provisioned: { namespaceId?: string; nameId?: string } } = {
+      provisioned: { namespaceId: 'ns-1', nameId: 'pr-1' },
+    }
+    await smokeTest({
+      inputs,
+      browser: findBrowser({ given: inputs.smoke.browser, env: {}, platform: process.platform }),
+      run: {
+        client: {} as ServiceClient,
+        signal: new AbortController().signal,
+        clock: { now: () => now },
+        timer,
+      },
+      published,
+      url: URL_,
+      result,
+      logger,
+      tempDir: '/tmp/runner',
+      watch: async (options) => {
+        now = 15_000
+        ticks.shift()!()
+        const live = seen()
+        options.onSeen?.({ ...live, loadMs: undefined })
+        now = 30_000
+        ticks.shift()!()
+        options.onSeen?.(live)
+        now = 45_000
+        ticks.shift()!()
+        return live
+      },
+    })
+    const said = logger.lines.filter((line) => line.startsWith('Smoke test: still watching'))
+    assert.deepEqual(said, [
+      `Smoke test: still watching ${URL_}, after 15.0 s: the browser is starting; at most 165 s left`,
+      `Smoke test: still watching ${URL_}, after 30.0 s: the page has not loaded yet, 5 requests answered, 0 problems so far; at most 150 s left`,
+      `Smoke test: still watching ${URL_}, after 45.0 s: loaded in 0.4 s, 5 requests answered, 0 problems so far; at most 135 s left`,
+    ])
+    assert.equal(ticks.length, 1, 'the next tick is cancelled, not fired')
   })
 
   test('the sandbox off: said, and why', async () => {

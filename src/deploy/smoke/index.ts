@@ -6,8 +6,9 @@ import { mkdtemp } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import type { Run } from '../../api/run.ts'
-import { capital, errorMessage } from '../../common/format.ts'
+import { capital, errorMessage, formatSeconds, plural } from '../../common/format.ts'
 import type { Logger } from '../../common/logger.ts'
+import { every, PROGRESS_EVERY_MS } from '../../common/poll.ts'
 import { PAGE_LOAD_TIMEOUT_MS } from '../../common/timeouts.ts'
 import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
@@ -43,7 +44,7 @@ export interface SmokeOptions {
   inputs: TargetedInputs
   /** chooseBrowser's. */
   browser: ChosenBrowser
-  run: Pick<Run, 'client' | 'signal' | 'clock'>
+  run: Pick<Run, 'client' | 'signal' | 'clock' | 'timer'>
   published: Published
   url: string
   /** The deploy's result: the smoke test's is put there before anything is thrown. */
@@ -108,6 +109,8 @@ async function look(options: SmokeOptions): Promise<SmokeResult> {
     `Opening ${url} in ${browser.path} (from ${browser.from}), watching it for ${settings.watchMs / 1000} s after it loads`,
   )
   let seen: Seen
+  let watching: Seen | undefined
+  const stopSaying = sayWatching(options, () => watching)
   try {
     seen = await (options.watch ?? watchPage)({
       browserPath: browser.path,
@@ -118,12 +121,15 @@ async function look(options: SmokeOptions): Promise<SmokeResult> {
       screenshotFile: await screenshotFile(options),
       signal: options.run.signal,
       now: () => options.run.clock.now(),
+      onSeen: (live) => (watching = live),
     })
   } catch (error) {
     options.run.signal.throwIfAborted()
     // The browser would not start: the runner's, not the build's, and no reason to roll a build back.
     const message = errorMessage(error).split('\n')[0]
     return skipped(`${browser.path} could not be driven (${message})`)
+  } finally {
+    stopSaying()
   }
   if (seen.sandbox && !seen.sandbox.on)
     logger.info(`Browser sandbox off: ${seen.sandbox.why}; the page's code ran with this user's rights`)
@@ -132,6 +138,25 @@ async function look(options: SmokeOptions): Promise<SmokeResult> {
   if (smoke.decidedBy) logger.info(`Smoke test decided by: ${smoke.decidedBy}`)
   if (smoke.screenshot) logger.info(`Screenshot: ${smoke.screenshot}`)
   return smoke
+}
+
+/** Every PROGRESS_EVERY_MS of a watch: how long it has run, what the page did so far, the time left at most. */
+function sayWatching(options: SmokeOptions, live: () => Seen | undefined): () => void {
+  const { clock, timer } = options.run
+  const started = clock.now()
+  const boundMs = PAGE_LOAD_TIMEOUT_MS + 2 * options.inputs.smoke.watchMs
+  return every(timer, PROGRESS_EVERY_MS, () => {
+    const elapsedMs = clock.now() - started
+    const seen = live()
+    const page = !seen
+      ? 'the browser is starting'
+      : `${seen.loadMs === undefined ? 'the page has not loaded yet' : `loaded in ${formatSeconds(seen.loadMs)}`}, ` +
+        `${plural(seen.answered, 'request')} answered, ${plural(seen.problems.count(), 'problem')} so far`
+    const left = Math.ceil(Math.max(boundMs - elapsedMs, 0) / 1000)
+    options.logger.info(
+      `Smoke test: still watching ${options.url}, after ${formatSeconds(elapsedMs)}: ${page}; at most ${left} s left`,
+    )
+  })
 }
 
 async function screenshotFile(options: SmokeOptions): Promise<string> {

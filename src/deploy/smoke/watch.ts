@@ -87,6 +87,8 @@ export interface WatchOptions {
   screenshotFile: string
   signal: AbortSignal
   now: () => number
+  /** Hears of what is seen as soon as the watch starts writing it down, to say it while it runs. */
+  onSeen?: (seen: Seen) => void
 }
 
 export async function watchPage(options: WatchOptions): Promise<Seen> {
@@ -110,6 +112,7 @@ export async function watchPage(options: WatchOptions): Promise<Seen> {
         answered: 0,
         sandbox,
       }
+      options.onSeen?.(seen)
       await watchIn({ browser, session, gone }, seen, guard, options)
       seen.refused = { count: guard.refused, named: guard.named, destinations: guard.destinations() }
       return seen
