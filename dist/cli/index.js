@@ -74879,9 +74879,13 @@ async function pollUntil(check, options) {
 }
 /** Says `standing()` every `everyMs` until the answer is called. */
 function everyInterval({ say, timer, everyMs = PROGRESS_EVERY_MS }, standing) {
-    let cancel = timer.after(everyMs, function tick() {
-        cancel = timer.after(everyMs, tick);
-        say(standing());
+    return every(timer, everyMs, () => say(standing()));
+}
+/** Calls `tick` every `everyMs` on `timer` until the answer is called: a long wait that is no poll. */
+function every(timer, everyMs, tick) {
+    let cancel = timer.after(everyMs, function again() {
+        cancel = timer.after(everyMs, again);
+        tick();
     });
     return () => cancel();
 }
@@ -79554,6 +79558,7 @@ async function watchPage(options) {
                 answered: 0,
                 sandbox,
             };
+            options.onSeen?.(seen);
             await watchIn({ browser, session, gone }, seen, guard, options);
             seen.refused = { count: guard.refused, named: guard.named, destinations: guard.destinations() };
             return seen;
@@ -79796,6 +79801,7 @@ async function screenshot(browser, page, seen, options) {
 
 
 
+
 /**
  * The smoke test's browser, chosen before the deploy creates anything: a program that is not a Chrome
  * or Chromium is refused then (a UsageError naming what it is), not after the build is published. None
@@ -79850,6 +79856,8 @@ async function look(options) {
         return skipped(browser.missing);
     logger.info(`Opening ${url} in ${browser.path} (from ${browser.from}), watching it for ${settings.watchMs / 1000} s after it loads`);
     let seen;
+    let watching;
+    const stopSaying = sayWatching(options, () => watching);
     try {
         seen = await (options.watch ?? watchPage)({
             browserPath: browser.path,
@@ -79860,6 +79868,7 @@ async function look(options) {
             screenshotFile: await screenshotFile(options),
             signal: options.run.signal,
             now: () => options.run.clock.now(),
+            onSeen: (live) => (watching = live),
         });
     }
     catch (error) {
@@ -79867,6 +79876,9 @@ async function look(options) {
         // The browser would not start: the runner's, not the build's, and no reason to roll a build back.
         const message = errorMessage(error).split('\n')[0];
         return skipped(`${browser.path} could not be driven (${message})`);
+    }
+    finally {
+        stopSaying();
     }
     if (seen.sandbox && !seen.sandbox.on)
         logger.info(`Browser sandbox off: ${seen.sandbox.why}; the page's code ran with this user's rights`);
@@ -79877,6 +79889,22 @@ async function look(options) {
     if (smoke.screenshot)
         logger.info(`Screenshot: ${smoke.screenshot}`);
     return smoke;
+}
+/** Every PROGRESS_EVERY_MS of a watch: how long it has run, what the page did so far, the time left at most. */
+function sayWatching(options, live) {
+    const { clock, timer } = options.run;
+    const started = clock.now();
+    const boundMs = PAGE_LOAD_TIMEOUT_MS + 2 * options.inputs.smoke.watchMs;
+    return every(timer, PROGRESS_EVERY_MS, () => {
+        const elapsedMs = clock.now() - started;
+        const seen = live();
+        const page = !seen
+            ? 'the browser is starting'
+            : `${seen.loadMs === undefined ? 'the page has not loaded yet' : `loaded in ${formatSeconds(seen.loadMs)}`}, ` +
+                `${plural(seen.answered, 'request')} answered, ${plural(seen.problems.count(), 'problem')} so far`;
+        const left = Math.ceil(Math.max(boundMs - elapsedMs, 0) / 1000);
+        options.logger.info(`Smoke test: still watching ${options.url}, after ${formatSeconds(elapsedMs)}: ${page}; at most ${left} s left`);
+    });
 }
 async function screenshotFile(options) {
     const dir = options.tempDirRemoved

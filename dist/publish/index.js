@@ -52255,9 +52255,13 @@ async function poll_pollUntil(check, options) {
 }
 /** Says `standing()` every `everyMs` until the answer is called. */
 function everyInterval({ say, timer, everyMs = PROGRESS_EVERY_MS }, standing) {
-    let cancel = timer.after(everyMs, function tick() {
-        cancel = timer.after(everyMs, tick);
-        say(standing());
+    return every(timer, everyMs, () => say(standing()));
+}
+/** Calls `tick` every `everyMs` on `timer` until the answer is called: a long wait that is no poll. */
+function every(timer, everyMs, tick) {
+    let cancel = timer.after(everyMs, function again() {
+        cancel = timer.after(everyMs, again);
+        tick();
     });
     return () => cancel();
 }
