@@ -189,7 +189,7 @@ describe('reuse-reviewed: finding the namespace that serves this build', () => {
     const found = await findReviewedBuild(options)
     assert.deepEqual(found, {
       unmatched:
-        'no namespace serves a build of 2 files and 24 B (staging serves 1 file and 27 B; pr-7 serves no record read)',
+        'no namespace serves a build of 2 files and 24 B (staging serves 1 file and 27 B; pr-7 has no record that could be read)',
     })
     assert.equal(hashed.length, 0, 'nothing is hashed before the upload hashes it')
     assert.ok(
@@ -281,7 +281,7 @@ describe('reuse-reviewed: finding the namespace that serves this build', () => {
     assert.ok('unmatched' in found)
     assert.equal(
       found.unmatched,
-      'no namespace serves a build of 2 files and 24 B (slow serves no record read)',
+      'no namespace serves a build of 2 files and 24 B (slow has no record that could be read)',
     )
     assert.ok(
       logger.lines.some((l) => l.includes('none from slow (it was not read in time)')),

@@ -301,7 +301,7 @@ export function noneOfThatSize(local: ReviewedSearch['local'], seen: readonly Se
   if (served.length > LISTED) others.push(`${served.length - LISTED} more serve others`)
   const unread = seen.filter((ns) => ns.absent).map((ns) => ns.nameId)
   if (unread.length)
-    others.push(`${listNames(unread)} ${unread.length === 1 ? 'serves' : 'serve'} no record read`)
+    others.push(`${listNames(unread)} ${unread.length === 1 ? 'has' : 'have'} no record that could be read`)
   return `no namespace serves a build of ${buildOf(local)}${others.length ? ` (${others.join('; ')})` : ''}`
 }
 
