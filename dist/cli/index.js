@@ -80194,7 +80194,7 @@ function noneOfThatSize(local, seen) {
         others.push(`${served.length - LISTED} more serve others`);
     const unread = seen.filter((ns) => ns.absent).map((ns) => ns.nameId);
     if (unread.length)
-        others.push(`${listNames(unread)} ${unread.length === 1 ? 'serves' : 'serve'} no record read`);
+        others.push(`${listNames(unread)} ${unread.length === 1 ? 'has' : 'have'} no record that could be read`);
     return `no namespace serves a build of ${buildOf(local)}${others.length ? ` (${others.join('; ')})` : ''}`;
 }
 /** The whole record names this build and its files, and the namespace's version names the site. */
