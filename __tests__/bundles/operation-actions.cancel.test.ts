@@ -126,7 +126,7 @@ const CASES: Case[] = [
       "publish stopped after: read game demo-game; read version '0.9.0' (" +
       OLD! +
       '); namespace prod was being switched to it (the call may or may not have been made)',
-    note: "Publishing changes only the namespace's version, in its last call: a re-run publishes the same version again.",
+    note: "Publishing changes only the namespace's version, in its last call: a re-run publishes the same version again (a promotion makes its version of the target's config anew; one made before the stop stays unpublished).",
   },
 ]
 

@@ -55758,7 +55758,7 @@ const publishOperation = {
             promote,
         };
     },
-    stoppedNote: "Publishing changes only the namespace's version, in its last call: a re-run publishes the same version again.",
+    stoppedNote: "Publishing changes only the namespace's version, in its last call: a re-run publishes the same version again (a promotion makes its version of the target's config anew; one made before the stop stays unpublished).",
     async run(inputs, run, journal) {
         const { logger, client } = run;
         const { game } = await client.getGame(inputs.gameId);
