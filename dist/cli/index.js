@@ -74503,6 +74503,10 @@ function parseRecord(text) {
         files: files.map(({ path, size, sha256 }) => ({ path, size, sha256 })),
     };
 }
+/** A run's options for reading a host: its pool, its signal, its stall limit. */
+function hostOptionsOf(run, authorization) {
+    return { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs, authorization };
+}
 /**
  * A request for `urlPath` (encoded) of the host of `url`, bytes as sent (no decompression). A host
  * under `localhost` (the emulator's CDN) is reached at 127.0.0.1 with its name in the Host header.
@@ -75261,12 +75265,7 @@ async function verifyLive(options) {
     const build = changed ? 'another build than before' : 'this build';
     const checking = changed ? `/${RECORD_PATH} (its record)` : describeChecked(probes);
     logger.info(`Checking that ${url} serves ${build}, for up to ${settings.timeoutMs / 1000} s: ${checking}`);
-    const host = {
-        dispatcher: run.dispatcher,
-        signal: run.signal,
-        stallMs: run.timeouts.stallMs,
-        authorization: options.authorization,
-    };
+    const host = hostOptionsOf(run, options.authorization);
     const waiting = waitingSayer({ url, build, host, servedBefore: options.servedBefore, logger });
     const polled = await pollUntilLive({
         probes,
@@ -75367,7 +75366,7 @@ async function publishAndSee(change, options) {
  * which it must no longer serve.
  */
 async function expectedOfVersion(run, to) {
-    const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
+    const options = hostOptionsOf(run);
     const absent = [];
     for (const url of to.servedAt) {
         const served = await readServedRecord(url, options);
@@ -80466,7 +80465,7 @@ async function reviewedBuild({ inputs, run, result, deps }, site, plan) {
             logger.info(`Digest ${manifest.digest}`);
             return manifest;
         },
-        host: { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs },
+        host: hostOptionsOf(run),
         logger,
     });
     if (!looked)
@@ -80528,7 +80527,7 @@ async function publishAndSeeLive({ run, result, deps }, targeted, plan, siteId) 
 /** The service cannot set a version only if it is still the one planned from: it is read again here. */
 function recheckBeforePublish(run, inputs, plan, live, deps) {
     const { url } = live.published;
-    const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
+    const options = hostOptionsOf(run);
     return recheckOlder({
         client: run.client,
         gameId: inputs.connection.gameId,
@@ -80551,7 +80550,7 @@ async function readServed({ inputs, run, result, deps }, plan) {
     const nameId = result.provisioned.nameId;
     if (!cdnDomain)
         return {};
-    const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
+    const options = hostOptionsOf(run);
     const read = (name) => readServedRecord(namespaceUrl(cdnDomain, plan.gameNameId, name), options);
     // A namespace created by this run serves nothing yet.
     const live = plan.current !== undefined && nameId ? read(nameId) : undefined;
@@ -81578,12 +81577,7 @@ async function notProven(run, sweep, { number, host }) {
     const [ref, headRef] = [`refs/pull/${number}/merge`, `refs/pull/${number}/head`];
     if (!host)
         return `its host is unknown (the service names no CDN domain: set ${inputName(table_Input.CdnDomain)}), so no record says it is a preview`;
-    const served = await readServedRecord(host, {
-        dispatcher: run.dispatcher,
-        signal: run.signal,
-        stallMs: run.timeouts.stallMs,
-        authorization: sweep.authorization,
-    });
+    const served = await readServedRecord(host, hostOptionsOf(run, sweep.authorization));
     if ('absent' in served)
         return `${host} serves no record of a build (${served.absent}), so nothing says it is the preview of pull request #${number}`;
     const { record } = served;
@@ -81787,15 +81781,12 @@ async function readPromotedBuild(run, inputs, from, sourceUrl) {
             throw new ServiceStateError(`${what}, but which build it is cannot be read: the service names no CDN domain (set ${inputName(table_Input.CdnDomain)})`);
         return { from, version, siteId, served: undefined };
     }
-    const options = { ...hostOptions(run), authorization: inputs.authorization };
+    const options = hostOptionsOf(run, inputs.authorization);
     const served = await readServedRecord(sourceUrl, options);
     if ('absent' in served)
         throw new ServiceStateError(`${what}, but ${noRecord(sourceUrl, served.absent)}`);
     checkExpected(inputs, served, from);
     return { from, version, siteId, served };
-}
-function hostOptions(run) {
-    return { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
 }
 function noRecord(url, absent) {
     const why = `${url}${RECORD_PATH} ${absent.replace(/^it /, '')}`;

@@ -51879,6 +51879,10 @@ function parseRecord(text) {
         files: files.map(({ path, size, sha256 }) => ({ path, size, sha256 })),
     };
 }
+/** A run's options for reading a host: its pool, its signal, its stall limit. */
+function hostOptionsOf(run, authorization) {
+    return { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs, authorization };
+}
 /**
  * A request for `urlPath` (encoded) of the host of `url`, bytes as sent (no decompression). A host
  * under `localhost` (the emulator's CDN) is reached at 127.0.0.1 with its name in the Host header.
@@ -52834,12 +52838,7 @@ async function verifyLive(options) {
     const build = changed ? 'another build than before' : 'this build';
     const checking = changed ? `/${record_RECORD_PATH} (its record)` : describeChecked(probes);
     logger.info(`Checking that ${url} serves ${build}, for up to ${settings.timeoutMs / 1000} s: ${checking}`);
-    const host = {
-        dispatcher: run.dispatcher,
-        signal: run.signal,
-        stallMs: run.timeouts.stallMs,
-        authorization: options.authorization,
-    };
+    const host = hostOptionsOf(run, options.authorization);
     const waiting = waitingSayer({ url, build, host, servedBefore: options.servedBefore, logger });
     const polled = await pollUntilLive({
         probes,
@@ -52940,7 +52939,7 @@ async function publishAndSee(change, options) {
  * which it must no longer serve.
  */
 async function expectedOfVersion(run, to) {
-    const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
+    const options = hostOptionsOf(run);
     const absent = [];
     for (const url of to.servedAt) {
         const served = await record_readServedRecord(url, options);
@@ -55637,15 +55636,12 @@ async function readPromotedBuild(run, inputs, from, sourceUrl) {
             throw new ServiceStateError(`${what}, but which build it is cannot be read: the service names no CDN domain (set ${input_naming_inputName(table_Input.CdnDomain)})`);
         return { from, version, siteId, served: undefined };
     }
-    const options = { ...hostOptions(run), authorization: inputs.authorization };
+    const options = hostOptionsOf(run, inputs.authorization);
     const served = await record_readServedRecord(sourceUrl, options);
     if ('absent' in served)
         throw new ServiceStateError(`${what}, but ${noRecord(sourceUrl, served.absent)}`);
     checkExpected(inputs, served, from);
     return { from, version, siteId, served };
-}
-function hostOptions(run) {
-    return { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs };
 }
 function noRecord(url, absent) {
     const why = `${url}${record_RECORD_PATH} ${absent.replace(/^it /, '')}`;

@@ -19,7 +19,8 @@ import type { PollOptions, Verification } from './live/verify.ts'
 import { chooseBrowser, smokeTest, type ChosenBrowser, type SmokeResult } from './smoke/index.ts'
 import { checkOlder, type CompareCommits, type OlderCheck } from './target/older.ts'
 import { namespaceUrl } from './live/version-config.ts'
-import { readServedRecord, type BuildSource, type RecordFile, type SiteRecord } from './collect/record.ts'
+import { hostOptionsOf, readServedRecord } from './collect/record.ts'
+import type { BuildSource, RecordFile, SiteRecord } from './collect/record.ts'
 import { compareSizes, sizeSummary, type SizeChange } from './sizes.ts'
 import type { PublishPlan } from './target/target.ts'
 import { cdnRoutes, type ServingPlan } from './collect/web-engine.ts'
@@ -302,7 +303,7 @@ async function reviewedBuild(
       logger.info(`Digest ${manifest.digest}`)
       return manifest
     },
-    host: { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs },
+    host: hostOptionsOf(run),
     logger,
   })
   if (!looked) return undefined
@@ -390,7 +391,7 @@ function recheckBeforePublish(
   deps: DeployDependencies,
 ): Promise<OlderCheck | undefined> {
   const { url } = live.published
-  const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs }
+  const options = hostOptionsOf(run)
   return recheckOlder({
     client: run.client,
     gameId: inputs.connection.gameId,
@@ -419,7 +420,7 @@ async function readServed({ inputs, run, result, deps }: Stage, plan: PublishPla
   const { cdnDomain } = plan
   const nameId = result.provisioned.nameId
   if (!cdnDomain) return {}
-  const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs }
+  const options = hostOptionsOf(run)
   const read = (name: string) => readServedRecord(namespaceUrl(cdnDomain, plan.gameNameId, name), options)
   // A namespace created by this run serves nothing yet.
   const live = plan.current !== undefined && nameId ? read(nameId) : undefined

@@ -15,7 +15,7 @@ import type { GameVersion, NamespaceSummary, VersionSummary } from '../api/types
 import type { Run } from '../api/run.ts'
 import { plural } from '../common/format.ts'
 import { errorMessage } from '../api/errors.ts'
-import { readServedRecord } from '../deploy/collect/record.ts'
+import { hostOptionsOf, readServedRecord } from '../deploy/collect/record.ts'
 import type { CloseResult, RetireReason } from '../deploy/live/close.ts'
 import { closedVersionName, namespaceUrl, readVersion } from '../deploy/live/version-config.ts'
 import { resolveCdnDomain } from '../deploy/target/cdn-domain.ts'
@@ -213,12 +213,7 @@ async function notProven(run: Run, sweep: PreviewSweep, { number, host }: Candid
   const [ref, headRef] = [`refs/pull/${number}/merge`, `refs/pull/${number}/head`]
   if (!host)
     return `its host is unknown (the service names no CDN domain: set ${inputName(Input.CdnDomain)}), so no record says it is a preview`
-  const served = await readServedRecord(host, {
-    dispatcher: run.dispatcher,
-    signal: run.signal,
-    stallMs: run.timeouts.stallMs,
-    authorization: sweep.authorization,
-  })
+  const served = await readServedRecord(host, hostOptionsOf(run, sweep.authorization))
   if ('absent' in served)
     return `${host} serves no record of a build (${served.absent}), so nothing says it is the preview of pull request #${number}`
   const { record } = served

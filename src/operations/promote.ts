@@ -8,7 +8,7 @@ import type { Run } from '../api/run.ts'
 import { inputName, inputAssignment } from '../common/input-naming.ts'
 import type { Logger } from '../common/logger.ts'
 import { Input } from '../inputs/constants.ts'
-import { readServedRecord, RECORD_PATH, type ServedRecord } from '../deploy/collect/record.ts'
+import { hostOptionsOf, readServedRecord, RECORD_PATH, type ServedRecord } from '../deploy/collect/record.ts'
 import {
   createVersion,
   deployConfig,
@@ -71,15 +71,11 @@ export async function readPromotedBuild(
       )
     return { from, version, siteId, served: undefined }
   }
-  const options = { ...hostOptions(run), authorization: inputs.authorization }
+  const options = hostOptionsOf(run, inputs.authorization)
   const served = await readServedRecord(sourceUrl, options)
   if ('absent' in served) throw new ServiceStateError(`${what}, but ${noRecord(sourceUrl, served.absent)}`)
   checkExpected(inputs, served, from)
   return { from, version, siteId, served }
-}
-
-function hostOptions(run: Pick<Run, 'dispatcher' | 'signal' | 'timeouts'>) {
-  return { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs }
 }
 
 function noRecord(url: string, absent: string): string {

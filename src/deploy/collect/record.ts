@@ -130,6 +130,14 @@ export interface HostOptions {
   authorization?: string
 }
 
+/** A run's options for reading a host: its pool, its signal, its stall limit. */
+export function hostOptionsOf(
+  run: { dispatcher: Dispatcher; signal: AbortSignal; timeouts: { stallMs: number } },
+  authorization?: string,
+): HostOptions {
+  return { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs, authorization }
+}
+
 /**
  * A request for `urlPath` (encoded) of the host of `url`, bytes as sent (no decompression). A host
  * under `localhost` (the emulator's CDN) is reached at 127.0.0.1 with its name in the Host header.

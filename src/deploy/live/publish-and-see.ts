@@ -9,7 +9,7 @@ import type { Logger } from '../../common/logger.ts'
 import type { OnVerifyFailure } from '../../inputs/common.ts'
 import { Input } from '../../inputs/constants.ts'
 import type { Published } from './prepare.ts'
-import { readServedRecord, RECORD_PATH } from '../collect/record.ts'
+import { hostOptionsOf, readServedRecord, RECORD_PATH } from '../collect/record.ts'
 import { describeVersion, publishedMeanwhile, PublishedMeanwhileError } from './meanwhile.ts'
 import { cannotSee as cannotSeeOf } from './cannot-see.ts'
 import {
@@ -102,7 +102,7 @@ export async function expectedOfVersion(
   run: Pick<SeeOptions['run'], 'dispatcher' | 'signal' | 'timeouts'>,
   to: { url: string; servedAt: readonly string[]; sameSite: () => Promise<boolean> },
 ): Promise<SeeOptions['expected']> {
-  const options = { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs }
+  const options = hostOptionsOf(run)
   const absent: string[] = []
   for (const url of to.servedAt) {
     const served = await readServedRecord(url, options)

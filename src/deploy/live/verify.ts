@@ -12,7 +12,7 @@ import type { Logger } from '../../common/logger.ts'
 import type { VerifySettings } from '../../inputs/common.ts'
 import { systemTimer, type Clock, type Timer } from '../../common/timeouts.ts'
 import type { ManifestFile } from '../collect/files.ts'
-import { hostGet, readRecordBody, RECORD_PATH, type HostOptions } from '../collect/record.ts'
+import { hostGet, hostOptionsOf, readRecordBody, RECORD_PATH, type HostOptions } from '../collect/record.ts'
 import type { PlannedRoute, ServingPlan } from '../collect/web-engine.ts'
 import { isEngineFile, isWasm } from '../collect/engines.ts'
 import type { OtherVersion } from './meanwhile.ts'
@@ -317,12 +317,7 @@ export async function verifyLive(options: VerifyLiveOptions): Promise<Verificati
   const build = changed ? 'another build than before' : 'this build'
   const checking = changed ? `/${RECORD_PATH} (its record)` : describeChecked(probes)
   logger.info(`Checking that ${url} serves ${build}, for up to ${settings.timeoutMs / 1000} s: ${checking}`)
-  const host = {
-    dispatcher: run.dispatcher,
-    signal: run.signal,
-    stallMs: run.timeouts.stallMs,
-    authorization: options.authorization,
-  }
+  const host = hostOptionsOf(run, options.authorization)
   const waiting = waitingSayer({ url, build, host, servedBefore: options.servedBefore, logger })
   const polled = await pollUntilLive({
     probes,
