@@ -66852,7 +66852,8 @@ function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS
         stallMs: requestTimeoutMs,
         apiStallMs,
         apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / 10),
-        putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
+        // In whole seconds: PUTs of one duration share one of Node's timer lists, and a list a size costs.
+        putDeadlineMs: (length) => Math.ceil((requestTimeoutMs * (4 + length / PUT_BUFFER)) / 1000) * 1000,
     };
 }
 /** A call not answered within its time limit: what it was, and the limit. */
@@ -75843,9 +75844,9 @@ async function putOnce(part, context) {
     // One controller a PUT, aborted by the upload or the deadline: short-lived, unlike a composite
     // AbortSignal.any of a timeout signal, which every PUT of a large site kept until a collection.
     const controller = new AbortController();
+    context.running.add(controller);
+    let draining = false;
     let expired = false;
-    const stop = () => controller.abort(context.signal.reason);
-    context.signal.addEventListener('abort', stop, { once: true });
     const late = `not answered within its deadline of ${deadlineMs / 1000} s`;
     const cancel = (context.deadline ?? timerDeadline)(deadlineMs, () => {
         expired = true;
@@ -75875,7 +75876,15 @@ async function putOnce(part, context) {
             const retryable = expired || isNetworkFailure(error);
             throw new PartUploadError(`${describePart(part)}: ${what}`, { retryable, cause: error });
         });
-        return await judge(part, answer, body, context.signal);
+        if (answer.statusCode >= 200 && answer.statusCode < 300) {
+            // Not waited for: drained to keep the connection, and cut when the upload ends (a store trickling it).
+            draining = true;
+            answer.body
+                .dump({ limit: 128 * 1024, signal: controller.signal })
+                .catch(() => { })
+                .finally(() => context.running.delete(controller));
+        }
+        return await judge(part, answer, body);
     }
     catch (error) {
         // The attempt failed: the bytes it counted are taken back. Out of descriptors, its file's open is retried.
@@ -75884,7 +75893,8 @@ async function putOnce(part, context) {
     }
     finally {
         cancel();
-        context.signal.removeEventListener('abort', stop);
+        if (!draining)
+            context.running.delete(controller);
     }
 }
 /** Out of descriptors, as the open of a part read whole or streamed meets it: retried. */
@@ -75930,7 +75940,7 @@ function partBody(part, { open, progress }) {
     return body;
 }
 /** Stored when 2xx and the ETag, when an MD5, is the MD5 of the bytes sent. */
-async function judge(part, answer, body, uploadSignal) {
+async function judge(part, answer, body) {
     const { statusCode: status, headers } = answer;
     if (status < 200 || status >= 300) {
         const text = await errorText(answer);
@@ -75941,8 +75951,6 @@ async function judge(part, answer, body, uploadSignal) {
             retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
         });
     }
-    // Not waited for: drained to keep the connection, and cut when the upload ends (a store trickling it).
-    answer.body.dump({ limit: 128 * 1024, signal: uploadSignal }).catch(() => { });
     const sent = body.digests();
     const etag = /^"([0-9a-f]{32})"$/i.exec(String(headers.etag))?.[1];
     if (etag && etag.toLowerCase() !== sent.md5)
@@ -75986,7 +75994,9 @@ async function uploadFiles(options) {
     const integrity = proveIntegrity({ ...options, byFile });
     const halt = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, halt.signal]) : halt.signal;
-    const context = { ...options, progress: options.progress ?? noProgress, signal };
+    const running = new Set();
+    signal.addEventListener('abort', () => running.forEach((put) => put.abort(signal.reason)), { once: true });
+    const context = { ...options, progress: options.progress ?? noProgress, signal, running };
     const limit = pLimit(Math.max(1, options.concurrency));
     let retries = 0;
     const tasks = parts.map((part) => limit(async () => {

@@ -49706,7 +49706,8 @@ function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS
         stallMs: requestTimeoutMs,
         apiStallMs,
         apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / 10),
-        putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
+        // In whole seconds: PUTs of one duration share one of Node's timer lists, and a list a size costs.
+        putDeadlineMs: (length) => Math.ceil((requestTimeoutMs * (4 + length / PUT_BUFFER)) / 1000) * 1000,
     };
 }
 /** A call not answered within its time limit: what it was, and the limit. */

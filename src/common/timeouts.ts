@@ -96,7 +96,7 @@ export interface Timeouts {
   readonly apiStallMs: number
   /** An API call's deadline in all, progress or not: apiStallMs and a tenth more. */
   readonly apiDeadlineMs: number
-  /** A PUT's deadline in all, progress or not: four stall limits, and one more per 256 KiB it carries. */
+  /** A PUT's deadline in all, progress or not: four stall limits, and one more per 256 KiB it carries, in whole seconds. */
   putDeadlineMs(length: number): number
 }
 
@@ -107,7 +107,8 @@ export function timeoutsFor(requestTimeoutMs: number, serviceLimitMs = SERVICE_R
     stallMs: requestTimeoutMs,
     apiStallMs,
     apiDeadlineMs: apiStallMs + Math.ceil(apiStallMs / 10),
-    putDeadlineMs: (length) => Math.ceil(requestTimeoutMs * (4 + length / PUT_BUFFER)),
+    // In whole seconds: PUTs of one duration share one of Node's timer lists, and a list a size costs.
+    putDeadlineMs: (length) => Math.ceil((requestTimeoutMs * (4 + length / PUT_BUFFER)) / 1000) * 1000,
   }
 }
 

@@ -135,7 +135,7 @@ test("a PUT that is never answered, whatever undici's timers allow, is aborted a
   assert.ok(error instanceof PartUploadError, String(error))
   assert.equal(
     error.message,
-    'Upload of a.txt: not answered within its deadline of 240.002 s (gave up after 2 attempts)',
+    'Upload of a.txt: not answered within its deadline of 241 s (gave up after 2 attempts)',
   )
   const deadline = timeoutsFor(60_000).putDeadlineMs(5)
   assert.deepEqual(asked, [deadline, deadline], 'retried once, each attempt with putDeadlineMs(5)')
@@ -143,8 +143,10 @@ test("a PUT that is never answered, whatever undici's timers allow, is aborted a
   assert.ok(logger.lines.some((l) => l.startsWith('Upload of a.txt: not answered within its deadline')))
 })
 
-test('the deadline of a PUT: 4 request timeouts, and one more per 256 KiB', () => {
+test('the deadline of a PUT: 4 request timeouts, and one more per 256 KiB, up to a whole second', () => {
   assert.equal(timeoutsFor(30_000).putDeadlineMs(0), 120_000)
+  assert.equal(timeoutsFor(30_000).putDeadlineMs(1), 121_000)
+  assert.equal(timeoutsFor(250).putDeadlineMs(0), 1_000)
   assert.equal(timeoutsFor(30_000).putDeadlineMs(1024 * 1024), 240_000)
   assert.equal(timeoutsFor(30_000).putDeadlineMs(100 * 1024 * 1024), 30_000 * 404)
 })

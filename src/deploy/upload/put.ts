@@ -66,6 +66,12 @@ export interface PutContext {
   progress: Progress
   /** The upload's: aborted by the run, or once a part failed for good. */
   signal: AbortSignal
+  /**
+   * Each PUT's own controller while it runs (its answer's body drained included), aborted together
+   * when the upload stops: one listener on the upload's signal instead of one a PUT, whose cost grows
+   * with the listeners already there.
+   */
+  running: Set<AbortController>
   open?: OpenFile
   /**
    * Starts a PUT's deadline in all, calling `expired` when it passes; returns its cancel. undici's
@@ -113,9 +119,9 @@ async function putOnce(part: Part, context: PutContext): Promise<SentDigests> {
   // One controller a PUT, aborted by the upload or the deadline: short-lived, unlike a composite
   // AbortSignal.any of a timeout signal, which every PUT of a large site kept until a collection.
   const controller = new AbortController()
+  context.running.add(controller)
+  let draining = false
   let expired = false
-  const stop = () => controller.abort(context.signal.reason)
-  context.signal.addEventListener('abort', stop, { once: true })
   const late = `not answered within its deadline of ${deadlineMs / 1000} s`
   const cancel = (context.deadline ?? timerDeadline)(deadlineMs, () => {
     expired = true
@@ -144,14 +150,22 @@ async function putOnce(part: Part, context: PutContext): Promise<SentDigests> {
         const retryable = expired || isNetworkFailure(error)
         throw new PartUploadError(`${describePart(part)}: ${what}`, { retryable, cause: error })
       })
-    return await judge(part, answer, body, context.signal)
+    if (answer.statusCode >= 200 && answer.statusCode < 300) {
+      // Not waited for: drained to keep the connection, and cut when the upload ends (a store trickling it).
+      draining = true
+      answer.body
+        .dump({ limit: 128 * 1024, signal: controller.signal })
+        .catch(() => {})
+        .finally(() => context.running.delete(controller))
+    }
+    return await judge(part, answer, body)
   } catch (error) {
     // The attempt failed: the bytes it counted are taken back. Out of descriptors, its file's open is retried.
     body?.failed()
     throw descriptorFailure(part, error) ?? error
   } finally {
     cancel()
-    context.signal.removeEventListener('abort', stop)
+    if (!draining) context.running.delete(controller)
   }
 }
 
@@ -207,12 +221,7 @@ function partBody(part: Part, { open, progress }: PutContext): Body {
 }
 
 /** Stored when 2xx and the ETag, when an MD5, is the MD5 of the bytes sent. */
-async function judge(
-  part: Part,
-  answer: Dispatcher.ResponseData,
-  body: Body,
-  uploadSignal: AbortSignal,
-): Promise<SentDigests> {
+async function judge(part: Part, answer: Dispatcher.ResponseData, body: Body): Promise<SentDigests> {
   const { statusCode: status, headers } = answer
   if (status < 200 || status >= 300) {
     const text = await errorText(answer)
@@ -223,8 +232,6 @@ async function judge(
       retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
     })
   }
-  // Not waited for: drained to keep the connection, and cut when the upload ends (a store trickling it).
-  answer.body.dump({ limit: 128 * 1024, signal: uploadSignal }).catch(() => {})
   const sent = body.digests()
   const etag = /^"([0-9a-f]{32})"$/i.exec(String(headers.etag))?.[1]
   if (etag && etag.toLowerCase() !== sent.md5)

@@ -9,7 +9,7 @@ import { noProgress, type Progress } from './progress.ts'
 import { putPart, type PutContext } from './put.ts'
 
 export interface UploadOptions
-  extends Omit<PutContext, 'progress' | 'signal'>, Omit<IntegrityOptions, 'byFile'> {
+  extends Omit<PutContext, 'progress' | 'signal' | 'running'>, Omit<IntegrityOptions, 'byFile'> {
   requests: readonly PresignedRequest[]
   concurrency: number
   /** Default: none said. */
@@ -33,7 +33,9 @@ export async function uploadFiles(options: UploadOptions): Promise<UploadResult>
   const integrity = proveIntegrity({ ...options, byFile })
   const halt = new AbortController()
   const signal = options.signal ? AbortSignal.any([options.signal, halt.signal]) : halt.signal
-  const context: PutContext = { ...options, progress: options.progress ?? noProgress, signal }
+  const running = new Set<AbortController>()
+  signal.addEventListener('abort', () => running.forEach((put) => put.abort(signal.reason)), { once: true })
+  const context: PutContext = { ...options, progress: options.progress ?? noProgress, signal, running }
   const limit = pLimit(Math.max(1, options.concurrency))
   let retries = 0
   const tasks = parts.map((part) =>
