@@ -26,9 +26,8 @@ export type { SmokeResult, SmokeStatus } from './verdict.ts'
 export type ChosenBrowser = FoundBrowser | { missing: string }
 
 /**
- * The smoke test's browser, chosen before the deploy creates anything: a program that is not a Chrome
- * or Chromium is refused then (a UsageError naming what it is), not after the build is published. None
- * to be had is said as a skip when the smoke test runs. Undefined when smoke-test is off.
+ * Chosen before the deploy creates anything: a program that is not a Chrome or Chromium is refused
+ * then, not after the build is published. Undefined when smoke-test is off.
  */
 export async function chooseBrowser(
   inputs: Pick<DeployInputs, 'smoke'>,
@@ -42,7 +41,6 @@ export async function chooseBrowser(
 
 export interface SmokeOptions {
   inputs: TargetedInputs
-  /** chooseBrowser's. */
   browser: ChosenBrowser
   run: Pick<Run, 'client' | 'signal' | 'clock' | 'timer'>
   published: Published
@@ -53,11 +51,10 @@ export interface SmokeOptions {
   /** Where the screenshot goes (RUNNER_TEMP); a folder of its own in the OS's when it is removed at the end. */
   tempDir: string
   tempDirRemoved?: boolean
-  /** Opens and watches the page (default watch.ts's, in a real browser). */
   watch?: typeof watchPage
 }
 
-/** Runs the smoke test when smoke-test is on; a failure ends as on-verify-failure says. */
+/** A failure ends as on-verify-failure says. */
 export async function smokeTest(options: SmokeOptions): Promise<void> {
   const { inputs, logger } = options
   if (!inputs.smoke.enabled) return
@@ -97,9 +94,8 @@ export async function smokeTest(options: SmokeOptions): Promise<void> {
 }
 
 async function look(options: SmokeOptions): Promise<SmokeResult> {
-  const { inputs, logger, url } = options
-  const { smoke: settings } = inputs
-  const { browser } = options
+  const { inputs, logger, url, browser } = options
+  const settings = inputs.smoke
   const skipped = (why: string): SmokeResult => {
     logger.warning(`Smoke test skipped: ${why}`, { title: 'Smoke test skipped' })
     return { status: 'skipped', line: `skipped: ${why}` }
