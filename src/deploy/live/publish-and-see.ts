@@ -100,9 +100,8 @@ export async function publishAndSee(change: Change, options: SeeOptions): Promis
 }
 
 /**
- * What proves a namespace serves a version the run did not build (promote, rollback), read before it
- * is published: the record served where the version is (`servedAt`), else the record served now,
- * which it must no longer serve.
+ * What proves a namespace serves a version the run did not build, read before it is published: the
+ * record served where the version is (`servedAt`), else the record served now, which it must not be.
  */
 export async function expectedOfVersion(
   run: Pick<SeeOptions['run'], 'dispatcher' | 'signal' | 'timeouts'>,
@@ -145,7 +144,6 @@ export function notLiveAccount(seen: Verification): string {
   return `${seen.url} did not serve this build within ${describeTiming(seen)}: ${instead}`
 }
 
-/** What it tried, why it failed, and what the namespace serves. */
 export function putBackFailed(published: Published, error: unknown): string {
   if (error instanceof PublishedMeanwhileError)
     return `It was not put back on version ${published.replacedVersionId}: ${error.message}.`

@@ -64,7 +64,6 @@ export interface Verification {
   attempts: number
   checked: Probe[]
   mismatch?: Mismatch
-  /** on-verify-failure: rollback. */
   rolledBackTo?: string
   cancelled?: boolean
 }
@@ -260,7 +259,6 @@ function unreachable(error: unknown, host: string): Omit<Mismatch, 'urlPath'> {
   return { reason: `${fetched} ${message}${code ? ` (${code})` : ''}` }
 }
 
-/** `/`, `/Build/game.wasm` (Content-Encoding: br), .... */
 export function describeChecked(probes: readonly Probe[]): string {
   return probes
     .map((probe) => {
@@ -298,7 +296,6 @@ export interface VerifyLiveOptions {
   sleep?: PollOptions['sleep']
   authorization?: string
   cannotSee?: PollOptions['cannotSee']
-  /** The digest of the build the host served before the publish, for the progress lines. */
   servedBefore?: string
 }
 

@@ -78,7 +78,6 @@ export async function judgeDestination(host: string, port: number, judge: Judge)
   return { allowed: true, address: addresses[0]! }
 }
 
-/** As judgeDestination takes them. */
 export function destinationOf(url: URL): { host: string; port: number } {
   const port = url.port ? Number(url.port) : url.protocol === 'https:' || url.protocol === 'wss:' ? 443 : 80
   return { host: bareHost(url.hostname), port }

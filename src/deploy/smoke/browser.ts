@@ -16,7 +16,6 @@ export interface FoundBrowser {
 }
 
 interface FindOptions {
-  /** The `browser` input. */
   given?: string
   env: NodeJS.ProcessEnv
   platform: NodeJS.Platform

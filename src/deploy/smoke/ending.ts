@@ -68,7 +68,6 @@ export function watchGone(browser: Browser, session: CDPSession, clock: Clock): 
   }
 }
 
-/** Asked every HEARTBEAT_MS until the signal ends the asking. */
 async function fellSilent(session: CDPSession, signal: AbortSignal, clock: Clock): Promise<boolean> {
   const polled = await pollUntil(async () => ((await answers(session)) ? {} : undefined), {
     timeoutMs: Number.POSITIVE_INFINITY,
@@ -89,11 +88,7 @@ async function answers(session: CDPSession): Promise<boolean> {
   }
 }
 
-/**
- * Whether the page and the browser still answer once the watch is over: a page that does not while
- * the browser does is frozen (a loop that never yields); one where neither does, the browser stopped
- * answering.
- */
+/** Once the watch is over: a page that does not answer while the browser does is frozen. */
 export async function stillAnswering(session: CDPSession, page: Page): Promise<string | undefined> {
   const [pageAnswer, browserAnswer] = await Promise.allSettled([
     within(

@@ -13,7 +13,6 @@ interface EngineStart {
   call: string
   /** From the navigation's start to its promise's resolution; undefined when it did not resolve. */
   resolvedMs?: number
-  /** Or threw. */
   rejected?: string
 }
 
@@ -64,7 +63,6 @@ export async function followStarts(cdp: CDPSession, page: Page, now: () => numbe
   }
 }
 
-/** Its words cut to a bounded length. */
 function parse(payload: string): StartEvent | undefined {
   let event: unknown
   try {

@@ -20,7 +20,6 @@ const NAMED = 5
 export interface Guard {
   /** As Chrome's --proxy-server takes it. */
   proxy: string
-  /** Connections. */
   refused: number
   /** The first few destinations refused, each once, in order. */
   named: Refusal[]
@@ -78,7 +77,6 @@ export async function startGuard(judge: Judge): Promise<Guard> {
   return guard
 }
 
-/** The greeting, one CONNECT, then bytes both ways. */
 async function serve(
   socket: Socket,
   judge: Judge,

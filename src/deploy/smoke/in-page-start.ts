@@ -10,7 +10,6 @@ interface StartHooks {
   godot: { instanceMark: string; methods: readonly string[]; callPrefix: string }
 }
 
-/** As JSON through the binding. */
 export type StartEvent =
   | { engine: EngineName; call: string; outcome: 'called' | 'resolved' }
   | { engine: EngineName; call: string; outcome: 'rejected'; reason: string }
@@ -42,7 +41,6 @@ export function startScript(binding: string, hooks: StartHooks): string {
 })()`
 }
 
-/** Undefined without the binding. */
 function sayingTo(binding: string): Say | undefined {
   const page = globalThis as unknown as Record<string, unknown>
   const send = page[binding]

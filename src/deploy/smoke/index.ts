@@ -54,9 +54,8 @@ export interface SmokeOptions {
   watch?: typeof watchPage
 }
 
-/** A failure ends as on-verify-failure says. */
 export async function smokeTest(options: SmokeOptions): Promise<void> {
-  const { inputs, logger } = options
+  const { inputs, logger, published, run } = options
   if (!inputs.smoke.enabled) return
   const smoke = await logger.group('Smoke test', () => look(options))
   options.result.smoke = smoke
@@ -70,25 +69,17 @@ export async function smokeTest(options: SmokeOptions): Promise<void> {
     )
     return
   }
-  const namespaceId = options.result.provisioned.namespaceId
+  const { namespaceId, nameId } = options.result.provisioned
   if (onFailure === 'rollback' && namespaceId) {
     try {
-      smoke.rolledBackTo = await putBack(
-        options.run.client,
-        inputs.connection.gameId,
-        namespaceId,
-        options.published,
-        logger,
-      )
+      smoke.rolledBackTo = await putBack(run.client, inputs.connection.gameId, namespaceId, published, logger)
     } catch (error) {
-      throw new SmokeTestError(`Smoke test: ${account} ${putBackFailed(options.published, error)}`, smoke, {
-        cause: error,
-      })
+      const message = `Smoke test: ${account} ${putBackFailed(published, error)}`
+      throw new SmokeTestError(message, smoke, { cause: error })
     }
   }
-  const nameId = options.result.provisioned.nameId
   throw new SmokeTestError(
-    `Smoke test: ${account} ${afterFailure(onFailure, smoke.rolledBackTo, options.published, nameId)}`,
+    `Smoke test: ${account} ${afterFailure(onFailure, smoke.rolledBackTo, published, nameId)}`,
     smoke,
   )
 }

@@ -6,7 +6,6 @@ import { launchSandboxed, type Sandbox } from './sandbox.ts'
 interface LaunchOptions {
   browserPath: string
   timeoutMs: number
-  /** The guard's. */
   proxy: string
 }
 

@@ -17,7 +17,6 @@ export class ProblemLog {
     if (count < KEPT_PER_KIND) this.#kept.push(cutProblem(problem))
   }
 
-  /** In the order they happened. */
   get kept(): readonly Problem[] {
     return this.#kept
   }

@@ -7,7 +7,6 @@ import { messageOf } from '../../common/format.ts'
 
 export interface Sandbox {
   on: boolean
-  /** Why it is off. */
   why?: string
 }
 
@@ -41,7 +40,6 @@ export function sandboxAtStart(host: Host): Sandbox {
   return { on: true }
 }
 
-/** Why a launch with the sandbox was refused, when it was. */
 export function sandboxRefused(error: unknown, host: Host): Sandbox | undefined {
   const said = messageOf(error)
   if (host.platform !== 'linux' || !REFUSED.test(said)) return undefined

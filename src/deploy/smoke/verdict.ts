@@ -16,13 +16,11 @@ export interface SmokeResult {
   status: SmokeStatus
   /** "started in Chromium 156 in 0.4 s: 0 errors, 5 requests answered, the canvas drew". */
   line: string
-  /** On failure. */
   problem?: string
   remedy?: string
   screenshot?: string
   /** "the page left the deployed URL", "no problem seen, and the canvas drew (screenshot)". */
   decidedBy?: string
-  /** on-verify-failure: rollback. */
   rolledBackTo?: string
 }
 
@@ -297,7 +295,6 @@ export function smokeSentence(smoke: SmokeResult): string {
   return parts.join('; ')
 }
 
-/** What a re-run does after a game that did not start. */
 export function smokeRerun(smoke: SmokeResult): string {
   const now = smoke.rolledBackTo
     ? `The namespace serves version ${smoke.rolledBackTo} again, as before this run. `

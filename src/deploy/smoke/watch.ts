@@ -61,7 +61,6 @@ export interface Seen {
   canvas?: CanvasSeen
   /** Undefined before the watch's end. */
   started?: StartSeen
-  /** What the whole screenshot shows. */
   painted?: PageSeen
   screenshot?: string
   sandbox?: Sandbox
@@ -177,7 +176,6 @@ function stillOpen(
   }
 }
 
-/** Returns the requests in flight. */
 function listen(page: Page, seen: Seen, guard: Guard, url: string): Set<HTTPRequest> {
   const inFlight = new Set<HTTPRequest>()
   const refused = new Set<HTTPRequest>()
@@ -317,7 +315,6 @@ async function readEngineReports(page: Page, seen: Seen): Promise<void> {
     if (!alerted.has(report.message)) seen.problems.push({ kind: 'engine', ...report })
 }
 
-/** The viewport as a PNG, and what the largest canvas on it shows. */
 async function screenshot(browser: Browser, page: Page, seen: Seen, options: WatchOptions): Promise<void> {
   const rect = await within(page.evaluate(largestCanvas), BROWSER_ANSWER_MS, 'the page').catch(
     () => undefined,
