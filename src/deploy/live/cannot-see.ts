@@ -11,14 +11,14 @@ import type { Logger } from '../../common/logger.ts'
 import { describeVersion, publishedMeanwhile } from './meanwhile.ts'
 import type { Mismatch } from './verify.ts'
 
-export interface Watched {
+interface Watched {
   client: ServiceClient
   gameId: string
   namespaceId: string
   nameId: string
   /** The version the namespace was set to. */
   version: { versionId: string; versionName: string }
-  /** The check sends credentials for the namespace's host. */
+  /** The check sends credentials. */
   authorized: boolean
   logger: Pick<Logger, 'debug'>
 }
@@ -49,7 +49,12 @@ export function cannotSee(watched: Watched): (mismatch: Mismatch) => Promise<Mis
       return { urlPath: '/', reason, permanent: true, publishedMeanwhile: other }
     }
     const config = (await readVersion())?.config
-    if (config && !config.cdn?.site_id) return cannotServe(mismatch, noSite(watched))
+    if (config && !config.cdn?.site_id)
+      return cannotServe(
+        mismatch,
+        `${describeVersion(version)}, which namespace ${watched.nameId} is on, has no CDN site (no cdn in its config: ` +
+          'no deploy made it), so its host will serve no file at all',
+      )
     if (mismatch.status === 401 && !watched.authorized) {
       const namespace = await client
         .getNamespace(gameId, namespaceId)
@@ -62,13 +67,6 @@ export function cannotSee(watched: Watched): (mismatch: Mismatch) => Promise<Mis
     }
     return undefined
   }
-}
-
-function noSite({ nameId, version }: Watched): string {
-  return (
-    `${describeVersion(version)}, which namespace ${nameId} is on, has no CDN site (no cdn in its config: ` +
-    'no deploy made it), so its host will serve no file at all'
-  )
 }
 
 function cannotServe(mismatch: Mismatch, why: string): Mismatch {

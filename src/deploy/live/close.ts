@@ -50,10 +50,6 @@ export type CloseDependencies = Pick<
   onlyIfServing?: string
 }
 
-/**
- * Why a preview is retired: its pull request was closed, it was not deployed for longer than
- * preview-ttl, or it was the least recently deployed when more than max-previews were live.
- */
 export type RetireReason =
   | { kind: 'closed' }
   | { kind: 'expired'; ageMs: number; ttlMs: number }

@@ -34,7 +34,6 @@ export function describeVersion({ versionId, versionName }: OtherVersion): strin
   return versionName === undefined ? `version ${versionId}` : `version '${versionName}' (${versionId})`
 }
 
-/** A change not undone: another run published meanwhile. */
 export class PublishedMeanwhileError extends Error {
   override name = 'PublishedMeanwhileError'
   readonly other: OtherVersion
@@ -44,24 +43,21 @@ export class PublishedMeanwhileError extends Error {
   }
 }
 
-export interface RecheckOptions {
+interface RecheckOptions {
   client: ServiceClient
   gameId: string
   namespaceId: string
   nameId: string
   /** The version the run planned from: what the namespace was on when the run read it. */
   plannedFrom: string
-  /** What the namespace's host served then, and now. */
   servedThen: { record: SiteRecord } | { absent: string } | undefined
   readServed: () => Promise<{ record: SiteRecord } | { absent: string }>
   older: Omit<Parameters<typeof checkOlder>[0], 'live' | 'nameId'>
 }
 
 /**
- * Immediately before a publish: the namespace read again. Undefined while it is on the version the run
- * planned from; else the guard against an older build, decided again against the version another run
- * published meanwhile (its commit from the record its host serves now, else from its name's short
- * commit, as the default site name ends).
+ * Immediately before a publish: undefined while the namespace is on the version the run planned from;
+ * else the guard against an older build, decided again against the version another run published.
  */
 export async function recheckOlder(options: RecheckOptions): Promise<OlderCheck | undefined> {
   const { client, gameId, namespaceId, nameId, older } = options

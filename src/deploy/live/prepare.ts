@@ -38,10 +38,7 @@ interface PreparedVersion {
   alreadyServed: boolean
 }
 
-/**
- * Makes the version of the new site from the base version, for publishAndSee to publish; a missing
- * namespace is created on the base version first. One already serving this site is left as it is.
- */
+/** For publishAndSee to publish; a missing namespace is created on the base version first. */
 export async function prepareVersion(
   client: ServiceClient,
   inputs: TargetedInputs,
@@ -82,7 +79,11 @@ export async function prepareVersion(
     if (basicAuth) await makePrivate(access(existing), basicAuth, before, privateAt(), waitUntilPrivate)
     else if (before.authType === 'basic') await makePublic(access(existing), before)
   }
-  if (existing && servesAlready(plan, siteId)) {
+  const servesAlready =
+    plan.current === plan.base.version_id &&
+    plan.base.config.cdn?.site_id === siteId &&
+    (!plan.routes || sameRoutes(plan.base.config.cdn.routes, plan.routes))
+  if (existing && servesAlready) {
     logger.info(
       `Namespace ${provisioned.nameId} already serves site ${siteId} (version '${plan.base.display_name}'): nothing to publish`,
     )
@@ -107,14 +108,6 @@ export async function prepareVersion(
   }
   logWhere(published, logger)
   return { published, provisioned: now, namespaceId: now.namespaceId, alreadyServed: false }
-}
-
-function servesAlready(plan: PublishPlan, siteId: string): boolean {
-  return (
-    plan.current === plan.base.version_id &&
-    plan.base.config.cdn?.site_id === siteId &&
-    (!plan.routes || sameRoutes(plan.base.config.cdn.routes, plan.routes))
-  )
 }
 
 function publishedDomain(provisioned: Provisioned, url: string | undefined): PublishedDomain | undefined {

@@ -1,5 +1,5 @@
-// The one "publish and see it" step: whatever changes what a namespace serves (deploy, promote,
-// rollback, close, sweep) sets its version here and sees its host serve the change (verify.ts).
+// Whatever changes what a namespace serves (deploy, promote, rollback, close, sweep) sets its version
+// here and sees its host serve the change.
 
 import { inputName } from '../../common/input-naming.ts'
 import type { ServiceClient } from '../../api/client.ts'
@@ -26,7 +26,7 @@ export interface Change {
   namespaceId: string
   nameId: string
   published: Published
-  /** Nothing is set; what the namespace serves is still seen. */
+  /** Nothing is set; what it serves is still seen. */
   alreadyServed: boolean
 }
 
@@ -35,7 +35,7 @@ export interface SeeOptions extends Omit<VerifyLiveOptions, 'url' | 'expected'> 
   expected: Expected | { unknown: string }
   run: VerifyLiveOptions['run'] & { client: ServiceClient }
   logger: Logger
-  /** Hears of the verification as soon as it ends, cancelled included (the deploy's result). */
+  /** As soon as it ends, cancelled included. */
   onSeen?: (seen: Verification) => void
   onPublished?: () => void
 }
@@ -87,16 +87,21 @@ export async function publishAndSee(change: Change, options: SeeOptions): Promis
   options.onSeen?.(seen)
   if (seen.verified) return seen
   // Another run's build is left live: undoing this run's publish would take it down.
-  if (settings.onFailure === 'rollback' && !seen.mismatch?.publishedMeanwhile)
-    seen.rolledBackTo = await rollBack(run.client, gameId, namespaceId, published, seen, logger)
+  if (settings.onFailure === 'rollback' && !seen.mismatch?.publishedMeanwhile) {
+    try {
+      seen.rolledBackTo = await putBack(run.client, gameId, namespaceId, published, logger)
+    } catch (error) {
+      const message = `Not live: ${notLiveAccount(seen)}. ${putBackFailed(published, error)}`
+      throw new NotLiveError(message, seen, { cause: error })
+    }
+  }
   notLive(settings.onFailure, seen, published, nameId, logger)
   return seen
 }
 
 /**
- * What proves a namespace serves a version the run did not build (promote, rollback), read before it
- * is published: the record served where the version is (`servedAt`), else the record served now,
- * which it must no longer serve.
+ * What proves a namespace serves a version the run did not build, read before it is published: the
+ * record served where the version is (`servedAt`), else the record served now, which it must not be.
  */
 export async function expectedOfVersion(
   run: Pick<SeeOptions['run'], 'dispatcher' | 'signal' | 'timeouts'>,
@@ -139,24 +144,6 @@ export function notLiveAccount(seen: Verification): string {
   return `${seen.url} did not serve this build within ${describeTiming(seen)}: ${instead}`
 }
 
-async function rollBack(
-  client: ServiceClient,
-  gameId: string,
-  namespaceId: string,
-  published: Published,
-  seen: Verification,
-  logger: Pick<Logger, 'info'>,
-): Promise<string | undefined> {
-  try {
-    return await putBack(client, gameId, namespaceId, published, logger)
-  } catch (error) {
-    throw new NotLiveError(`Not live: ${notLiveAccount(seen)}. ${putBackFailed(published, error)}`, seen, {
-      cause: error,
-    })
-  }
-}
-
-/** A failed putBack, in a sentence: what it tried, why it failed, and what the namespace serves. */
 export function putBackFailed(published: Published, error: unknown): string {
   if (error instanceof PublishedMeanwhileError)
     return `It was not put back on version ${published.replacedVersionId}: ${error.message}.`
@@ -167,9 +154,8 @@ export function putBackFailed(published: Published, error: unknown): string {
 }
 
 /**
- * Puts the namespace back on the version it served before the publish (rollBack's, and the smoke
- * test's on failure); returns it, or undefined when there is none. The service's refusal is thrown,
- * and a PublishedMeanwhileError when the namespace is no longer on this run's version.
+ * Returns the version it served before the publish, or undefined when there is none. Throws a
+ * PublishedMeanwhileError when the namespace is no longer on this run's version.
  */
 export async function putBack(
   client: ServiceClient,
@@ -212,7 +198,7 @@ export function notLive(
   throw new NotLiveError(`Not live: ${account}. ${after}`, seen)
 }
 
-/** What became of the namespace after a failed check (on-verify-failure rollback or fail), in a sentence. */
+/** What became of the namespace after a failed check (rollback or fail). */
 export function afterFailure(
   onFailure: OnVerifyFailure,
   rolledBackTo: string | undefined,

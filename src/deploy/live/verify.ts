@@ -1,6 +1,6 @@
-// Seen live: after a publish the host is polled until it serves this build (`/` and a sample of the
-// manifest's files: bytes, sizes, headers), or, for a version the run did not build, until its record
-// is another than before. A publish reaches the CDN's edge seconds later.
+// After a publish the host is polled until it serves this build (a sample of its files: bytes, sizes,
+// headers), or, for a version the run did not build, another record than before: a publish reaches the
+// CDN's edge seconds later.
 
 import { createHash } from 'node:crypto'
 import type { Dispatcher } from 'undici'
@@ -18,10 +18,10 @@ import { isEngineFile, isWasm } from '../collect/engines.ts'
 import type { OtherVersion } from './meanwhile.ts'
 import { waitingSayer } from './waiting.ts'
 
-export type ProbedFile = Pick<ManifestFile, 'path' | 'size' | 'sha256' | 'contentType'>
+type ProbedFile = Pick<ManifestFile, 'path' | 'size' | 'sha256' | 'contentType'>
 
 export interface Probe {
-  /** `/` for the site's index.html, else `/` and the file's path. */
+  /** `/` for the site's index.html. */
   urlPath: string
   file: ProbedFile
   /**
@@ -29,9 +29,7 @@ export interface Probe {
    * `other`: fetched whole, a record whose SHA-256 differs from the file's (the record served before).
    */
   compare: 'content' | 'size' | 'other'
-  /** Compared case-insensitively without parameters. */
   contentType?: string
-  /** The Content-Encoding the version's routes give it. */
   contentEncoding?: string
 }
 
@@ -41,22 +39,21 @@ export interface Served {
   headers: Record<string, string | undefined>
   bytes?: number
   sha256?: string
-  /** With `compare: 'other'`: why the answer is no record, when it is none (too large, or not one). */
+  /** With `compare: 'other'`: why the answer is no record, when it is none. */
   notRecord?: string
 }
 
 export interface Mismatch {
   urlPath: string
   reason: string
-  /** The host's answer, when it was not 200. */
   status?: number
-  /** It answered 200 with other bytes than the build's file. */
+  /** 200 with other bytes than the build's file. */
   otherBytes?: boolean
   /** A later attempt would repeat it (the name does not resolve, the certificate is refused). */
   permanent?: boolean
-  /** The namespace is on another run's version now: no later attempt can see this one. */
+  /** Another run's version: no later attempt can see this one. */
   publishedMeanwhile?: OtherVersion
-  /** Why what the namespace is on can never be seen serving the build: no later attempt can. */
+  /** Why what the namespace is on can never be seen serving the build. */
   cannotServe?: string
 }
 
@@ -66,9 +63,7 @@ export interface Verification {
   durationMs: number
   attempts: number
   checked: Probe[]
-  /** What the host served instead on the last attempt. */
   mismatch?: Mismatch
-  /** on-verify-failure: rollback. */
   rolledBackTo?: string
   cancelled?: boolean
 }
@@ -77,10 +72,7 @@ export interface Verification {
 export type Expected =
   | {
       files: readonly ProbedFile[]
-      /**
-       * The record this run put on the site proves in one fetch that the host serves every file of
-       * this build; fetched after the sample, which proves headers and says best what is served instead.
-       */
+      /** Proves every file in one fetch; after the sample, which proves headers and says best what differs. */
       record?: ProbedFile
       serving?: ServingPlan
     }
@@ -89,7 +81,7 @@ export type Expected =
 const PAGES_CHECKED = 3
 const ENGINE_FILES_CHECKED = 6
 const LARGEST_CHECKED = 3
-/** Fetching a larger file whole on every attempt costs too much: its size alone is checked. */
+/** Fetching a larger file whole on every attempt costs too much. */
 const CONTENT_CHECK_MAX_BYTES = 16 * 1024 * 1024
 
 /** `/`, the other pages, the engine's files, then the largest others (by size): likeliest to differ first. */
@@ -206,7 +198,7 @@ export async function pollUntilLive(
   return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) }
 }
 
-/** Bytes are taken as sent, to compare with the uploaded file's. */
+/** Bytes as sent, to compare with the uploaded file's. */
 export function hostFetcher(url: string, options: HostOptions): FetchProbe {
   return async (probe) => {
     const path = probe.urlPath.split('/').map(encodeURIComponent).join('/')
@@ -267,7 +259,6 @@ function unreachable(error: unknown, host: string): Omit<Mismatch, 'urlPath'> {
   return { reason: `${fetched} ${message}${code ? ` (${code})` : ''}` }
 }
 
-/** `/`, `/Build/game.wasm` (Content-Encoding: br), ...: what was checked, for the log and the report. */
 export function describeChecked(probes: readonly Probe[]): string {
   return probes
     .map((probe) => {
@@ -285,7 +276,7 @@ export function describeTiming(verification: Pick<Verification, 'durationMs' | '
   return `${formatSeconds(durationMs)} (${plural(attempts, 'check')})`
 }
 
-/** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
+/** "/Build/game.wasm came without Content-Encoding: br". */
 export function describeMismatch(url: string, mismatch: Mismatch): string {
   return `${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`
 }
@@ -299,14 +290,12 @@ export interface VerifyLiveOptions {
     signal: AbortSignal
     clock: Clock
     timeouts: { stallMs: number }
-    /** What the progress lines are said on (default a real timer), with `clock`. */
     timer?: Timer
   }
   logger: Pick<Logger, 'info' | 'debug'>
   sleep?: PollOptions['sleep']
   authorization?: string
   cannotSee?: PollOptions['cannotSee']
-  /** The digest of the build the host served before the publish, when known: the progress lines name it. */
   servedBefore?: string
 }
 

@@ -6,17 +6,16 @@ import type { Logger } from '../../common/logger.ts'
 import { readServedRecord, type HostOptions } from '../collect/record.ts'
 import type { Mismatch } from './verify.ts'
 
-export interface WaitingOptions {
+interface WaitingOptions {
   url: string
   /** "this build", "another build than before". */
   build: string
   host: HostOptions
-  /** The digest of the build the host served before the publish, when known. */
   servedBefore?: string
   logger: Pick<Logger, 'info'>
 }
 
-export interface WaitingSayer {
+interface WaitingSayer {
   say: (progress: Progress<Mismatch>) => void
   /** The wait ended: a record still being read is abandoned, and its line not said. */
   end: () => void

@@ -1,6 +1,6 @@
-// Which hosts the page in the smoke test's browser may connect to: any on the internet and its own
-// deployed origin, never the runner's own network (this machine, its link, the cloud's metadata
-// address, private networks), which a build's code could otherwise reach from inside the runner.
+// The page may connect to any host on the internet and to its own deployed origin, never to the
+// runner's own network (this machine, the cloud's metadata address, private networks), which a build's
+// code could otherwise reach from inside the runner.
 
 import { lookup } from 'node:dns/promises'
 import { BlockList, isIP } from 'node:net'
@@ -23,7 +23,7 @@ const LISTS = RANGES.map(([range, type, prefix, bits]) => {
   return { range, type, list }
 })
 
-/** The runner's range an address is in ("loopback", "private"…), or undefined for any other. */
+/** "loopback", "private"…, or undefined for an address outside the runner's network. */
 export function internalRange(address: string): string | undefined {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '')
   const version = isIP(bare)
@@ -35,12 +35,12 @@ export function internalRange(address: string): string | undefined {
   return LISTS.find((entry) => entry.type === type && entry.list.check(bare, type))?.range
 }
 
-export type Verdict = { allowed: true; address: string } | { allowed: false; range: string }
+type Verdict = { allowed: true; address: string } | { allowed: false; range: string }
 
 export interface Judge {
-  /** The deployed origin's host and port: the one internal destination allowed. */
+  /** The deployed origin's: the one internal destination allowed. */
   own: { host: string; port: number }
-  /** All the addresses a name resolves to (default: the system's resolver). */
+  /** Default: the system's resolver. */
   resolve?: (host: string) => Promise<string[]>
 }
 
@@ -50,17 +50,19 @@ const resolveAll = async (host: string) =>
 /** `localhost` and any name under it are this machine, whatever DNS says (RFC 6761), as in Chrome. */
 const isLocalhost = (host: string) => host === 'localhost' || host.endsWith('.localhost')
 
-/**
- * Where a connection to host:port may go: a name is resolved, and refused when any of its addresses
- * is the runner's own, so that a name pointed at 127.0.0.1 is no way around it. The address returned
- * is the one connected to, so no second lookup can answer otherwise. A name that does not resolve
- * rejects, with the resolver's error.
- */
-export async function judgeDestination(host: string, port: number, judge: Judge): Promise<Verdict> {
-  const name = host
+const bareHost = (host: string) =>
+  host
     .toLowerCase()
     .replace(/^\[|\]$/g, '')
     .replace(/\.$/, '')
+
+/**
+ * A name is refused when any of its addresses is the runner's own, so that a name pointed at 127.0.0.1
+ * is no way around it. The address returned is the one connected to, so no second lookup can answer
+ * otherwise. A name that does not resolve rejects, with the resolver's error.
+ */
+export async function judgeDestination(host: string, port: number, judge: Judge): Promise<Verdict> {
+  const name = bareHost(host)
   const own = name === judge.own.host && port === judge.own.port
   const addresses = isIP(name)
     ? [name]
@@ -76,14 +78,7 @@ export async function judgeDestination(host: string, port: number, judge: Judge)
   return { allowed: true, address: addresses[0]! }
 }
 
-/** The host and port a URL connects to, as judgeDestination takes them. */
 export function destinationOf(url: URL): { host: string; port: number } {
   const port = url.port ? Number(url.port) : url.protocol === 'https:' || url.protocol === 'wss:' ? 443 : 80
-  return {
-    host: url.hostname
-      .toLowerCase()
-      .replace(/^\[|\]$/g, '')
-      .replace(/\.$/, ''),
-    port,
-  }
+  return { host: bareHost(url.hostname), port }
 }

@@ -1,7 +1,5 @@
-// Which Chrome or Chromium the smoke test opens the game in: the `browser` input, else the one the
-// machine names in the usual environment variables, else the first at its usual install path on this
-// OS. GitHub's Ubuntu, Windows and macOS runners all carry Google Chrome; Debian's package installs
-// /usr/bin/chromium.
+// The `browser` input, else the one the usual environment variables name, else the first at its usual
+// install path on this OS (GitHub's runners all carry Google Chrome; Debian's package /usr/bin/chromium).
 
 import { accessSync, constants, statSync } from 'node:fs'
 import path from 'node:path'
@@ -9,7 +7,7 @@ import { inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
 
 /** Read in this order; each is set by a tool that runs Chrome (chrome-launcher, Karma, Puppeteer, the runners). */
-export const BROWSER_ENV = ['CHROME_PATH', 'CHROME_BIN', 'PUPPETEER_EXECUTABLE_PATH'] as const
+const BROWSER_ENV = ['CHROME_PATH', 'CHROME_BIN', 'PUPPETEER_EXECUTABLE_PATH'] as const
 
 export interface FoundBrowser {
   path: string
@@ -17,12 +15,11 @@ export interface FoundBrowser {
   from: string
 }
 
-export interface FindOptions {
-  /** The `browser` input: a path, or empty. */
+interface FindOptions {
   given?: string
   env: NodeJS.ProcessEnv
   platform: NodeJS.Platform
-  /** Whether a file at the path can be run (default: an executable regular file here). */
+  /** Default: an executable regular file here. */
   runnable?: (file: string) => boolean
 }
 
@@ -62,10 +59,7 @@ function isRunnable(file: string): boolean {
   }
 }
 
-/**
- * The browser to open, or why there is none: a `browser` input that is not a browser here is said
- * as such (its path named), never replaced by another.
- */
+/** A `browser` input that is not a browser here is said as such, never replaced by another. */
 export function findBrowser(options: FindOptions): FoundBrowser | { missing: string } {
   const runnable = options.runnable ?? isRunnable
   const given = options.given?.trim()

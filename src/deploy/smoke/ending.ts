@@ -1,11 +1,8 @@
-// How a watch ends when the page or the browser stops answering. A browser that stops (SIGSTOP, a
-// hung main loop) sends no event at all: the page's load, its requests and the driver's own calls
-// would each wait for their full bound. So the browser is asked every second whether it still answers,
-// and the watch ends once it has been silent for BROWSER_ANSWER_MS, as it ends at once when the
-// renderer crashes or the browser goes away; every call after the watch is held to a time limit; and
-// the browser's processes are killed on the way out. The problems seen before are kept: a game that
-// froze or crashed did not start.
+// How a watch ends when the page or the browser stops answering. A browser that stops (SIGSTOP, a hung
+// main loop) sends no event at all, and every call would wait for its full bound: so it is asked every
+// second whether it still answers, and the watch ends once it has been silent for BROWSER_ANSWER_MS.
 
+import type { ChildProcess } from 'node:child_process'
 import type { Browser, CDPSession, Page } from 'puppeteer-core'
 import { pollUntil } from '../../common/poll.ts'
 import {
@@ -16,25 +13,23 @@ import {
   type Clock,
 } from '../../common/timeouts.ts'
 
-/** How often the browser is asked whether it still answers while the page is watched. */
 const HEARTBEAT_MS = 1_000
 
 /** What ends the watch early: the renderer crashed, the browser went away or fell silent. */
 export interface Gone {
-  /** Aborted, with the reason in words, when the page or the browser is gone. */
+  /** Aborted, with the reason in words. */
   signal: AbortSignal
   reason(): string | undefined
-  /** Whether the browser fell silent or went away: nothing is to be asked of it any more. */
+  /** The browser fell silent or went away: nothing is to be asked of it any more. */
   silent(): boolean
   /** Hears of the page's renderer crashing. */
   follow(page: Page): void
-  /** The call's answer, or a rejection with the reason as soon as the page or the browser is gone. */
+  /** Rejects with the reason as soon as the page or the browser is gone. */
   race<T>(call: Promise<T>): Promise<T>
-  /** Stops asking the browser. */
   stop(): void
 }
 
-/** `session`: the browser's own (its target's), asked whether it still answers. */
+/** `session`: the browser's own (its target's). */
 export function watchGone(browser: Browser, session: CDPSession, clock: Clock): Gone {
   const controller = new AbortController()
   const stopped = new AbortController()
@@ -73,7 +68,6 @@ export function watchGone(browser: Browser, session: CDPSession, clock: Clock): 
   }
 }
 
-/** Whether the browser fell silent: asked every HEARTBEAT_MS until the signal ends the asking. */
 async function fellSilent(session: CDPSession, signal: AbortSignal, clock: Clock): Promise<boolean> {
   const polled = await pollUntil(async () => ((await answers(session)) ? {} : undefined), {
     timeoutMs: Number.POSITIVE_INFINITY,
@@ -94,11 +88,7 @@ async function answers(session: CDPSession): Promise<boolean> {
   }
 }
 
-/**
- * Whether the page and the browser still answer once the watch is over: a page that does not while
- * the browser does is frozen (a loop that never yields); one where neither does, the browser stopped
- * answering.
- */
+/** Once the watch is over: a page that does not answer while the browser does is frozen. */
 export async function stillAnswering(session: CDPSession, page: Page): Promise<string | undefined> {
   const [pageAnswer, browserAnswer] = await Promise.allSettled([
     within(
@@ -115,25 +105,29 @@ export async function stillAnswering(session: CDPSession, page: Page): Promise<s
   return undefined
 }
 
-/**
- * Ends the browser and every process it started: closed when it still answers, then its process
- * group killed (SIGKILL ends a stopped process too), and its exit waited for, each within a bound.
- */
+/** Closed when it still answers, then ended with every process it started. */
 export async function endBrowser(browser: Browser, answering: boolean): Promise<void> {
   const child = browser.process()
   if (answering) await within(browser.close(), BROWSER_CLOSE_MS, 'the browser').catch(() => undefined)
-  if (!child?.pid) return
+  // The driver removes the browser's profile once its exit is seen.
+  if (child?.pid) await endGroup(child, BROWSER_CLOSE_MS, 'the browser')
+}
+
+/**
+ * Kills a process launched detached (on POSIX its group: it and every process it started; SIGKILL
+ * ends a stopped one too), and waits for its exit within boundMs.
+ */
+export async function endGroup(child: ChildProcess, boundMs: number, what: string): Promise<void> {
+  // One that could not be started (EACCES) has an exit code already, and never exits: not waited for.
   const exited =
-    child.exitCode !== null || child.signalCode !== null
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => child.once('exit', () => resolve()))
+    child.exitCode === null && child.signalCode === null
+      ? new Promise((resolve) => child.once('exit', resolve))
+      : undefined
   try {
-    // Launched detached on POSIX: the group is the browser and every process it started.
     if (process.platform === 'win32') child.kill('SIGKILL')
-    else process.kill(-child.pid, 'SIGKILL')
+    else process.kill(-child.pid!, 'SIGKILL')
   } catch {
-    // Already ended.
+    // Ended already, with everything it started.
   }
-  // The driver removes the browser's profile once this exit is seen.
-  await within(exited, BROWSER_CLOSE_MS, 'the browser').catch(() => undefined)
+  if (exited) await within(exited, boundMs, what).catch(() => undefined)
 }

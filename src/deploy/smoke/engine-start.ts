@@ -1,7 +1,5 @@
-// The engine's own word that its game started, heard from the page (in-page-start.ts): which start
-// call the page made, whether its promise resolved (and when) or rejected (and why), and the WebGL
-// contexts created or refused. watch.ts waits for a start called and not yet settled, within the
-// watch's bound; verdict.ts judges it.
+// The engine's own word that its game started, heard from the page (in-page-start.ts): its start call,
+// whether its promise resolved (and when) or rejected (and why), and the WebGL contexts created.
 
 import { randomBytes } from 'node:crypto'
 import type { CDPSession, Page } from 'puppeteer-core'
@@ -9,27 +7,26 @@ import { clip } from '../../common/format.ts'
 import { ENGINE_STARTS, type EngineName } from '../collect/engines.ts'
 import { startScript, type StartEvent } from './in-page-start.ts'
 
-export interface EngineStart {
+interface EngineStart {
   engine: EngineName
   /** "createUnityInstance", "engine.startGame". */
   call: string
   /** From the navigation's start to its promise's resolution; undefined when it did not resolve. */
   resolvedMs?: number
-  /** Why it rejected (or threw). */
   rejected?: string
 }
 
 export interface StartSeen {
-  /** The page's first engine start call; undefined when it made none. */
+  /** The page's first; undefined when it made none. */
   engine?: EngineStart
-  /** Kinds of WebGL context ("webgl2", "webgl") created, and those asked for and refused (null). */
+  /** Kinds ("webgl2", "webgl") created, and those asked for and refused (null). */
   webgl: { created: string[]; refused: string[] }
 }
 
-export interface StartFollower {
-  /** Whether an engine's start was called and has neither resolved nor rejected. */
+interface StartFollower {
+  /** Called, and neither resolved nor rejected. */
   pending(): boolean
-  /** What was heard, its times from the navigation's start (`since`). */
+  /** Its times from the navigation's start (`since`). */
   seen(since: number): StartSeen
 }
 
@@ -66,7 +63,6 @@ export async function followStarts(cdp: CDPSession, page: Page, now: () => numbe
   }
 }
 
-/** The page's message, when it is one in-page-start.ts sends; its words cut to a bounded length. */
 function parse(payload: string): StartEvent | undefined {
   let event: unknown
   try {

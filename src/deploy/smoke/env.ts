@@ -1,35 +1,32 @@
-// The environment the browser is started with. The page it opens runs a build's own code, a fork's on
-// a pull request's preview, and every renderer can read its own environment: the run's (the inputs,
-// the token, GitHub's and the runner's variables) is never handed on, only what Chrome needs to start
-// and to draw text.
+// The page runs a build's own code (a fork's, on a pull request's preview), and a renderer can read its
+// environment: the run's (the inputs, the token, GitHub's variables) is never handed on, only what
+// Chrome needs to start and to draw text.
 
 import { runSecrets, type Secrets } from '../../common/secrets.ts'
 
-/** By name (Windows's names are matched whatever their case, as Windows does). */
-const KEPT = new Set(
-  [
-    'PATH',
-    'HOME',
-    'USER',
-    'LOGNAME',
-    'SHELL',
-    'DISPLAY',
-    'WAYLAND_DISPLAY',
-    'XAUTHORITY',
-    'LANG',
-    'LANGUAGE',
-    'TZ',
-    'TMPDIR',
-    'TMP',
-    'TEMP',
-    'FONTCONFIG_FILE',
-    'FONTCONFIG_PATH',
-    'CHROME_DEVEL_SANDBOX',
-  ].map((name) => name.toUpperCase()),
-)
+/** Windows's names are matched whatever their case, as Windows does. */
+const KEPT = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'DISPLAY',
+  'WAYLAND_DISPLAY',
+  'XAUTHORITY',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'FONTCONFIG_FILE',
+  'FONTCONFIG_PATH',
+  'CHROME_DEVEL_SANDBOX',
+])
 const KEPT_PREFIXES = ['LC_', 'XDG_']
 
-/** What Chrome reads on Windows: the system's folders, the user's profile, the processor. */
+/** The system's folders, the user's profile, the processor. */
 const KEPT_WINDOWS = new Set(
   [
     'SystemRoot',
@@ -60,10 +57,7 @@ const KEPT_WINDOWS = new Set(
   ].map((name) => name.toUpperCase()),
 )
 
-/**
- * The variables of `env` the browser is given: those Chrome needs, by name, and of those none whose
- * value holds a secret of the run (a token put in a path, a locale).
- */
+/** Those Chrome needs, and of those none whose value holds a secret of the run (a token in a path). */
 export function browserEnv(
   env: NodeJS.ProcessEnv,
   platform: NodeJS.Platform,
@@ -71,9 +65,7 @@ export function browserEnv(
 ): Record<string, string> {
   const kept: Record<string, string> = {}
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || !needed(name, platform)) continue
-    if (secrets.redact(value) !== value) continue
-    kept[name] = value
+    if (value !== undefined && needed(name, platform) && secrets.redact(value) === value) kept[name] = value
   }
   return kept
 }

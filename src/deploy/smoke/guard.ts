@@ -1,7 +1,6 @@
-// The only way out of the smoke test's browser: a SOCKS5 proxy on 127.0.0.1 that the browser sends
-// every connection through (the page's, its workers' and service workers', WebSockets; the host name
-// sent, never resolved by the browser), which refuses those to the runner's own network before any
-// connection is made (addresses.ts) and writes each refusal down.
+// The only way out of the smoke test's browser: a SOCKS5 proxy on 127.0.0.1 that every connection goes
+// through (workers', WebSockets; the host name sent, never resolved by the browser), which refuses
+// those to the runner's own network (addresses.ts) before any connection is made.
 
 import { once } from 'node:events'
 import { createServer, connect, type Server, type Socket } from 'node:net'
@@ -19,15 +18,13 @@ export interface Refusal {
 const NAMED = 5
 
 export interface Guard {
-  /** The proxy, as Chrome's --proxy-server takes it. */
+  /** As Chrome's --proxy-server takes it. */
   proxy: string
-  /** Connections refused. */
   refused: number
   /** The first few destinations refused, each once, in order. */
   named: Refusal[]
-  /** How many destinations were refused. */
   destinations: () => number
-  /** Whether a connection to host:port was refused (its requests are said as refused, not failed). */
+  /** Its requests are said as refused, not failed. */
   wasRefused(host: string, port: number): boolean
   close(): Promise<void>
 }
@@ -80,7 +77,6 @@ export async function startGuard(judge: Judge): Promise<Guard> {
   return guard
 }
 
-/** One client connection: the greeting, one CONNECT, then bytes both ways. */
 async function serve(
   socket: Socket,
   judge: Judge,
@@ -113,7 +109,7 @@ async function serve(
   upstream.once('close', () => socket.destroy())
 }
 
-/** A connection to the address judged, directly or through the runner's proxy; undefined when none opens. */
+/** Directly or through the runner's proxy; undefined when none opens. */
 async function open(host: string, port: number, proxy: URL | undefined): Promise<Socket | undefined> {
   if (proxy) return tunnel(proxy, host, port)
   const upstream = connect({ host, port })
@@ -132,7 +128,6 @@ function answer(socket: Socket, reply: Reply): void {
 /** A reply with the bound address left empty (0.0.0.0:0): no client of ours reads it. */
 const replyBytes = (reply: Reply) => Buffer.from([VERSION, reply, 0, 1, 0, 0, 0, 0, 0, 0])
 
-/** The destination as the request gives it: IPv4, a name, or IPv6. */
 async function readHost(socket: Socket, type: number): Promise<string | undefined> {
   if (type === 1) return [...(await read(socket, 4))].join('.')
   if (type === 3) return (await read(socket, (await read(socket, 1))[0]!)).toString('latin1')
@@ -143,7 +138,7 @@ async function readHost(socket: Socket, type: number): Promise<string | undefine
   return new URL(`http://[${groups.join(':')}]`).hostname.slice(1, -1)
 }
 
-/** Exactly n bytes from the socket, as they arrive; rejects when it ends first. */
+/** Rejects when the socket ends first. */
 async function read(socket: Socket, n: number): Promise<Buffer> {
   for (;;) {
     if (n === 0) return Buffer.alloc(0)

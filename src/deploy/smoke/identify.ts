@@ -1,25 +1,22 @@
 // Whether the program the smoke test is to open the game in is a Chrome or Chromium, asked before the
 // deploy creates anything: anything else (a script, another browser) would be waited on for the whole
-// launch timeout and leave its children running. Its answer to --version says what it is; one that is
-// not a Chrome is refused, the run failed before anything is uploaded.
+// launch timeout and leave its children running.
 
 import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { UsageError } from '../../api/errors.ts'
 import { clip } from '../../common/format.ts'
 import { inputAssignment, inputName } from '../../common/input-naming.ts'
 import { Input } from '../../inputs/constants.ts'
 import type { FoundBrowser } from './browser.ts'
 import { BROWSER_VERSION_TIMEOUT_MS, within } from '../../common/timeouts.ts'
+import { endGroup } from './ending.ts'
 
 /** Chrome, Chromium, Chrome for Testing, Edge: Chromium's family, which the driver speaks to. */
 const CHROMIUM_FAMILY = /Chrom|Edge/
 
-/** Its first line of answer to --version, read within the timeout; its processes ended whatever it does. */
-export async function askVersion(
-  file: string,
-  timeoutMs = BROWSER_VERSION_TIMEOUT_MS,
-): Promise<string | undefined> {
-  // Its own process group (POSIX): whatever it starts is ended with it.
+/** Its first line of answer to --version; its processes ended whatever it does. */
+async function askVersion(file: string): Promise<string | undefined> {
   const child = spawn(file, ['--version'], {
     stdio: ['ignore', 'pipe', 'ignore'],
     detached: process.platform !== 'win32',
@@ -29,30 +26,12 @@ export async function askVersion(
   child.stdout.on('data', (chunk: string) => {
     if (said.length < 1000) said += chunk
   })
-  const ended = await new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), timeoutMs)
-    child.once('error', () => resolve(false))
-    child.once('close', () => {
-      clearTimeout(timer)
-      resolve(true)
-    })
-  })
-  const running = child.exitCode === null && child.signalCode === null
-  const exited = running ? new Promise((resolve) => child.once('exit', resolve)) : undefined
-  endGroup(child.pid)
-  if (running) child.kill('SIGKILL')
-  // A program that could not be started (EACCES) never exits: not waited for.
-  if (exited) await within(exited, BROWSER_VERSION_TIMEOUT_MS, file).catch(() => undefined)
+  const ended = await within(once(child, 'close'), BROWSER_VERSION_TIMEOUT_MS, file).then(
+    () => true,
+    () => false,
+  )
+  await endGroup(child, BROWSER_VERSION_TIMEOUT_MS, file)
   return ended ? said.split('\n')[0]?.trim() : undefined
-}
-
-function endGroup(pid: number | undefined): void {
-  if (!pid || process.platform === 'win32') return
-  try {
-    process.kill(-pid, 'SIGKILL')
-  } catch {
-    // Ended already, with everything it started.
-  }
 }
 
 /** How the program was named: `browser is X`, `CHROME_BIN names X`, `X, at this OS's usual path,`. */
@@ -63,15 +42,11 @@ function named(browser: FoundBrowser): string {
 }
 
 /**
- * Throws a UsageError, naming the program, where it was named and what it said, when it is not one of
- * Chromium's family. Chrome on Windows prints nothing for --version: there, the launch's own timeout
- * is left to tell.
+ * Throws a UsageError when it is not one of Chromium's family. Chrome on Windows prints nothing for
+ * --version: there, the launch's own timeout is left to tell.
  */
-export async function requireChrome(
-  browser: FoundBrowser,
-  platform: NodeJS.Platform = process.platform,
-): Promise<void> {
-  if (platform === 'win32') return
+export async function requireChrome(browser: FoundBrowser): Promise<void> {
+  if (process.platform === 'win32') return
   const said = await askVersion(browser.path)
   if (said !== undefined && CHROMIUM_FAMILY.test(said)) return
   const what =

@@ -1,18 +1,15 @@
-// What runs in the page before any of its own scripts: the engine's start call wrapped, as
-// collect/engines.ts' ENGINE_STARTS names it, and the canvases' getContext, so that the page says
-// when its engine was asked to start, whether that promise resolved or rejected, and which WebGL
-// contexts were created or refused. It speaks through a binding the driver added under a name of its
-// own, which it takes off the page at once: the page's scripts never see it. Serialised by the driver:
-// it may use nothing from outside itself.
+// Runs in the page before its own scripts: wraps the engine's start call (ENGINE_STARTS) and the
+// canvases' getContext, and says what they did through a binding of a name of the driver's own, taken
+// off the page at once, so the page's scripts never see it. Serialised by the driver: it may use
+// nothing from outside itself.
 
 import type { EngineName } from '../collect/engines.ts'
 
-export interface StartHooks {
+interface StartHooks {
   unity: { global: string }
   godot: { instanceMark: string; methods: readonly string[]; callPrefix: string }
 }
 
-/** What the page says, as JSON through the binding. */
 export type StartEvent =
   | { engine: EngineName; call: string; outcome: 'called' | 'resolved' }
   | { engine: EngineName; call: string; outcome: 'rejected'; reason: string }
@@ -31,7 +28,7 @@ interface StartWindow {
 type Say = (event: StartEvent) => void
 type Follow = (engine: EngineName, call: string, original: Callable) => Callable
 
-/** The init script: each part below, given what it needs, and nothing else of this module. */
+/** Each part below, given what it needs, and nothing else of this module. */
 export function startScript(binding: string, hooks: StartHooks): string {
   return `(() => {
   const say = (${sayingTo.toString()})(${JSON.stringify(binding)})
@@ -44,7 +41,6 @@ export function startScript(binding: string, hooks: StartHooks): string {
 })()`
 }
 
-/** What sends to the driver's binding, which is taken off the page first; undefined without it. */
 function sayingTo(binding: string): Say | undefined {
   const page = globalThis as unknown as Record<string, unknown>
   const send = page[binding]
@@ -63,7 +59,7 @@ function sayingTo(binding: string): Say | undefined {
   }
 }
 
-/** Wraps a start call: said when called, and what its promise came to; only its first call is followed. */
+/** Only its first call is followed. */
 function following(say: Say): Follow {
   const why = (error: unknown) =>
     String(error instanceof Error ? `${error.name}: ${error.message}` : error).slice(0, 1000)
@@ -138,7 +134,7 @@ function followGodot(follow: Follow, hooks: StartHooks): void {
   })
 }
 
-/** Each kind of WebGL context the page asks for, said once when created and once when refused (null). */
+/** Each kind, said once when created and once when refused (null). */
 function followWebgl(say: Say): void {
   const page = globalThis as unknown as StartWindow
   const said = new Set<string>()

@@ -38,10 +38,8 @@ export interface EngineReport {
 }
 
 /**
- * What a game engine's page template shows when the game cannot start. Unity's WebGL template (2020
- * and later) shows its loader's errors as red banners in #unity-warning (unityShowBanner, type
- * 'error'), and alert()s what createUnityInstance rejected with; Godot's web export shows a start-up
- * failure in #status-notice (displayFailureNotice).
+ * What an engine's page template shows when the game cannot start: Unity's (2020 and later) red banners
+ * in #unity-warning (unityShowBanner), Godot's #status-notice (displayFailureNotice).
  */
 export function engineReports(): EngineReport[] {
   const { document, getComputedStyle } = globalThis as unknown as PageWindow
@@ -62,23 +60,19 @@ export function engineReports(): EngineReport[] {
   return reports
 }
 
-export interface Rect {
+/** The largest canvas in the viewport, clipped to it. */
+interface CanvasArea {
   x: number
   y: number
   width: number
   height: number
-}
-
-/** The largest canvas in the viewport, clipped to it, and the points of it no other element covers. */
-export interface CanvasArea extends Rect {
   /** Viewport points, on a grid over the canvas, where the canvas is what shows. */
   visible: Array<[number, number]>
 }
 
-/** The largest canvas in the viewport; undefined when the page shows none. */
 export function largestCanvas(): CanvasArea | undefined {
   const { document, innerWidth, innerHeight } = globalThis as unknown as PageWindow
-  let best: (Rect & { canvas: PageElement }) | undefined
+  let best: (Omit<CanvasArea, 'visible'> & { canvas: PageElement }) | undefined
   for (const canvas of document.querySelectorAll('canvas')) {
     const r = canvas.getBoundingClientRect()
     const x = Math.max(0, r.left)
@@ -118,9 +112,8 @@ export interface PageSeen {
 const COLOURS_COUNTED = 256
 
 /**
- * Whether the page and its canvas drew anything: the screenshot's pixels, all of them and those where
- * the canvas shows, decoded by the browser itself (in a blank page of its own, out of the game's
- * reach), are one flat colour or not.
+ * The screenshot's colours, all of them and where the canvas shows, decoded by the browser itself in a
+ * blank page of its own, out of the game's reach.
  */
 export async function countColours(
   browser: Browser,

@@ -26,9 +26,8 @@ export type { SmokeResult, SmokeStatus } from './verdict.ts'
 export type ChosenBrowser = FoundBrowser | { missing: string }
 
 /**
- * The smoke test's browser, chosen before the deploy creates anything: a program that is not a Chrome
- * or Chromium is refused then (a UsageError naming what it is), not after the build is published. None
- * to be had is said as a skip when the smoke test runs. Undefined when smoke-test is off.
+ * Chosen before the deploy creates anything: a program that is not a Chrome or Chromium is refused
+ * then, not after the build is published. Undefined when smoke-test is off.
  */
 export async function chooseBrowser(
   inputs: Pick<DeployInputs, 'smoke'>,
@@ -42,7 +41,6 @@ export async function chooseBrowser(
 
 export interface SmokeOptions {
   inputs: TargetedInputs
-  /** chooseBrowser's. */
   browser: ChosenBrowser
   run: Pick<Run, 'client' | 'signal' | 'clock' | 'timer'>
   published: Published
@@ -53,13 +51,11 @@ export interface SmokeOptions {
   /** Where the screenshot goes (RUNNER_TEMP); a folder of its own in the OS's when it is removed at the end. */
   tempDir: string
   tempDirRemoved?: boolean
-  /** Opens and watches the page (default watch.ts's, in a real browser). */
   watch?: typeof watchPage
 }
 
-/** Runs the smoke test when smoke-test is on; a failure ends as on-verify-failure says. */
 export async function smokeTest(options: SmokeOptions): Promise<void> {
-  const { inputs, logger } = options
+  const { inputs, logger, published, run } = options
   if (!inputs.smoke.enabled) return
   const smoke = await logger.group('Smoke test', () => look(options))
   options.result.smoke = smoke
@@ -73,33 +69,24 @@ export async function smokeTest(options: SmokeOptions): Promise<void> {
     )
     return
   }
-  const namespaceId = options.result.provisioned.namespaceId
+  const { namespaceId, nameId } = options.result.provisioned
   if (onFailure === 'rollback' && namespaceId) {
     try {
-      smoke.rolledBackTo = await putBack(
-        options.run.client,
-        inputs.connection.gameId,
-        namespaceId,
-        options.published,
-        logger,
-      )
+      smoke.rolledBackTo = await putBack(run.client, inputs.connection.gameId, namespaceId, published, logger)
     } catch (error) {
-      throw new SmokeTestError(`Smoke test: ${account} ${putBackFailed(options.published, error)}`, smoke, {
-        cause: error,
-      })
+      const message = `Smoke test: ${account} ${putBackFailed(published, error)}`
+      throw new SmokeTestError(message, smoke, { cause: error })
     }
   }
-  const nameId = options.result.provisioned.nameId
   throw new SmokeTestError(
-    `Smoke test: ${account} ${afterFailure(onFailure, smoke.rolledBackTo, options.published, nameId)}`,
+    `Smoke test: ${account} ${afterFailure(onFailure, smoke.rolledBackTo, published, nameId)}`,
     smoke,
   )
 }
 
 async function look(options: SmokeOptions): Promise<SmokeResult> {
-  const { inputs, logger, url } = options
-  const { smoke: settings } = inputs
-  const { browser } = options
+  const { inputs, logger, url, browser } = options
+  const settings = inputs.smoke
   const skipped = (why: string): SmokeResult => {
     logger.warning(`Smoke test skipped: ${why}`, { title: 'Smoke test skipped' })
     return { status: 'skipped', line: `skipped: ${why}` }

@@ -1,16 +1,11 @@
-// Starts the browser the smoke test opens the game in: headless, driven through a pipe, with the
-// environment of env.ts, the sandbox of sandbox.ts, and every connection through guard.ts.
-
 import type { Browser } from 'puppeteer-core'
 import { BROWSER_CALL_TIMEOUT_MS } from '../../common/timeouts.ts'
 import { browserEnv } from './env.ts'
 import { launchSandboxed, type Sandbox } from './sandbox.ts'
 
-export interface LaunchOptions {
+interface LaunchOptions {
   browserPath: string
-  /** How long the browser may take to start. */
   timeoutMs: number
-  /** The guard's proxy (socks5://127.0.0.1:port). */
   proxy: string
 }
 

@@ -1,12 +1,10 @@
-// The requests the page began and that had not ended when the watch ended: a build stalled on its
-// data file looks started (its page drew its first frame) but is not. Read from the protocol, which
-// says how many bytes of each arrived.
+// The requests not ended when the watch ended, and how many bytes of each arrived: a build stalled on
+// its data file looks started (its page drew its first frame) but is not.
 
 import type { CDPSession } from 'puppeteer-core'
 
 export interface Progress {
   url: string
-  /** Bytes of its body that arrived. */
   bytes: number
   /** Its Content-Length, when its answer said one. */
   total?: number
@@ -14,9 +12,8 @@ export interface Progress {
 }
 
 /**
- * Follows the page's requests through the protocol; what it returns says how far the last one of a
- * URL got. Whether it ended is the driver's to say: a worker's script is begun by the page but ends in
- * the worker, which this session does not hear.
+ * How far the last request of a URL got. Whether it ended is the driver's to say: a worker's script is
+ * begun by the page but ends in the worker, which this session does not hear.
  */
 export async function followRequests(
   cdp: CDPSession,

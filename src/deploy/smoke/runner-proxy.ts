@@ -1,6 +1,5 @@
-// A runner behind a proxy: the guard's allowed connections go on through it, as the deploy's own
-// requests do (HTTPS_PROXY or HTTP_PROXY, lower case first, except to the hosts NO_PROXY names), so
-// that a browser on such a runner still reaches the deployed host.
+// On a runner behind a proxy, the guard's allowed connections go on through it, as the deploy's own
+// requests do, so that the browser still reaches the deployed host.
 
 import { once } from 'node:events'
 import { connect, type Socket } from 'node:net'
@@ -9,7 +8,6 @@ import { PROXY_VARIABLES } from '../../api/http.ts'
 /** A proxy's answer to CONNECT is a few hundred bytes. */
 const ANSWER_MAX = 16 * 1024
 
-/** The proxy a connection to host:port goes through; undefined for none. */
 export function runnerProxy(host: string, port: number, env = process.env): URL | undefined {
   const named = PROXY_VARIABLES.map((name) => env[name]).find(Boolean)
   const proxy = named ? URL.parse(named) : null
@@ -32,7 +30,7 @@ function bypassed(host: string, port: number, noProxy: string): boolean {
     })
 }
 
-/** A tunnel to host:port through the proxy (HTTP CONNECT); undefined when the proxy refuses or is gone. */
+/** HTTP CONNECT; undefined when the proxy refuses or is gone. */
 export async function tunnel(proxy: URL, host: string, port: number): Promise<Socket | undefined> {
   const socket = connect({ host: proxy.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.port) || 80 })
   socket.on('error', () => socket.destroy())

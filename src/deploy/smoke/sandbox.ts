@@ -1,13 +1,12 @@
-// Chrome's sandbox, which keeps a renderer (the build's code) from the rest of the machine, is kept on
-// wherever the OS lets Chrome start it. On Linux Chrome refuses it to root, and needs unprivileged user
-// namespaces or its setuid helper: where neither is to be had, the browser is started without it, and
-// the log says so and why.
+// Chrome's sandbox keeps a renderer (the build's code) from the rest of the machine. On Linux Chrome
+// refuses it to root, and needs unprivileged user namespaces or its setuid helper: where neither is to
+// be had, the browser is started without it, and the log says why.
 
 import { readFileSync } from 'node:fs'
+import { messageOf } from '../../common/format.ts'
 
 export interface Sandbox {
   on: boolean
-  /** Why it is off: "running as root, …". */
   why?: string
 }
 
@@ -15,11 +14,11 @@ export interface Host {
   platform: NodeJS.Platform
   /** The effective user id; undefined on Windows. */
   uid: number | undefined
-  /** A file's text (a /proc/sys setting), or undefined when there is none. */
+  /** A /proc/sys setting; undefined when there is none. */
   read: (file: string) => string | undefined
 }
 
-export const thisHost = (): Host => ({
+const thisHost = (): Host => ({
   platform: process.platform,
   uid: process.geteuid?.(),
   read: (file) => {
@@ -31,19 +30,18 @@ export const thisHost = (): Host => ({
   },
 })
 
-/** Chrome's own words when it cannot start its sandbox, which puppeteer's launch error carries. */
+/** Chrome's own words, which puppeteer's launch error carries. */
 const REFUSED = /No usable sandbox|without --no-sandbox|SUID sandbox|move to new namespace/i
 
-/** Before any launch: off only where it is known not to work (root on Linux). */
+/** Off only where it is known not to work. */
 export function sandboxAtStart(host: Host): Sandbox {
   if (host.platform === 'linux' && host.uid === 0)
     return { on: false, why: 'the runner runs as root, and Chrome refuses its sandbox to root' }
   return { on: true }
 }
 
-/** Why a launch with the sandbox was refused, when it was: what the OS forbids, as far as it says. */
 export function sandboxRefused(error: unknown, host: Host): Sandbox | undefined {
-  const said = error instanceof Error ? error.message : String(error)
+  const said = messageOf(error)
   if (host.platform !== 'linux' || !REFUSED.test(said)) return undefined
   const helper = 'and no setuid sandbox helper is installed'
   if (host.read('/proc/sys/kernel/unprivileged_userns_clone') === '0')
@@ -64,10 +62,7 @@ export function sandboxRefused(error: unknown, host: Host): Sandbox | undefined 
   return { on: false, why: `Chrome could not start its sandbox here (${line.slice(0, 200)})` }
 }
 
-/**
- * Launches with the sandbox where it can work, and again without it when Chrome says it cannot start
- * it; any other failure is thrown as it is.
- */
+/** Again without the sandbox when Chrome says it cannot start it. */
 export async function launchSandboxed<T>(
   launch: (sandbox: boolean) => Promise<T>,
   host: Host = thisHost(),

@@ -1,6 +1,5 @@
-// What a smoke test's watch of the page (watch.ts) comes to: passed or failed, in one line, with the
-// first problem in words and what a user can do about it; and the same in the words of the summary,
-// the CLI's report and the pull request's comment.
+// What the watch of the page (watch.ts) comes to: passed or failed in one line, the first problem in
+// words and what a user can do about it.
 
 import { formatBytes, formatSeconds, plural } from '../../common/format.ts'
 import { inputName } from '../../common/input-naming.ts'
@@ -17,14 +16,11 @@ export interface SmokeResult {
   status: SmokeStatus
   /** "started in Chromium 156 in 0.4 s: 0 errors, 5 requests answered, the canvas drew". */
   line: string
-  /** On failure: the first problem, and what a user can do. */
   problem?: string
   remedy?: string
-  /** The PNG of the page when the watch ended. */
   screenshot?: string
-  /** The signal that decided: "the page left the deployed URL", "no problem seen, and the canvas drew (screenshot)". */
+  /** "the page left the deployed URL", "no problem seen, and the canvas drew (screenshot)". */
   decidedBy?: string
-  /** The version the namespace was put back on (on-verify-failure: rollback). */
   rolledBackTo?: string
 }
 
@@ -58,7 +54,7 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
         : flat
           ? `the canvas one flat colour (${canvas.first})`
           : `the canvas drew${webglOf(seen.started)}`
-  const screenshot = seen.screenshot
+  const { screenshot } = seen
   // The page froze, crashed, the browser went away, or the page left: what decided, whatever came before.
   // An engine that did not start says so after its cause (a file refused, a script that threw): the
   // cause first, where one was seen, else the engine's word.
@@ -89,7 +85,6 @@ export function judge(seen: Seen, watchMs: number): SmokeResult {
   }
 }
 
-/** The signal a problem is, in the log's words. */
 function signalOf(problem: Problem): string {
   switch (problem.kind) {
     case 'browser':
@@ -135,35 +130,31 @@ function webglOf(started: StartSeen | undefined): string {
   return kind ? ` (${kind})` : ''
 }
 
-/**
- * Where the page's engine said whether it started: its start promise rejected, had not resolved when
- * the watch ended, or resolved without any WebGL context created.
- */
+/** Its start promise rejected, had not resolved when the watch ended, or resolved without WebGL. */
 function startProblem(started: StartSeen | undefined): Problem | undefined {
   const engine = started?.engine
   if (!engine) return undefined
   const name = ENGINES[engine.engine].name
-  const base = { kind: 'start', engine: engine.engine } as const
+  const problem = (why: keyof typeof START_SIGNALS, message: string): Problem => ({
+    kind: 'start',
+    engine: engine.engine,
+    why,
+    message,
+  })
   if (engine.rejected !== undefined)
-    return {
-      ...base,
-      why: 'rejected',
-      message: `${name} did not start: ${engine.call} rejected (${engine.rejected})`,
-    }
+    return problem('rejected', `${name} did not start: ${engine.call} rejected (${engine.rejected})`)
   if (engine.resolvedMs === undefined)
-    return {
-      ...base,
-      why: 'pending',
-      message: `${name} did not say it started: ${engine.call} had not resolved when the watch ended`,
-    }
+    return problem(
+      'pending',
+      `${name} did not say it started: ${engine.call} had not resolved when the watch ended`,
+    )
   const { webgl } = started
   if (webgl.created.length) return undefined
   const refused = webgl.refused.length ? ` (${webgl.refused.join(', ')} refused)` : ''
-  return {
-    ...base,
-    why: 'no-webgl',
-    message: `${name} said it started (${engine.call} resolved), but no WebGL context was created${refused}`,
-  }
+  return problem(
+    'no-webgl',
+    `${name} said it started (${engine.call} resolved), but no WebGL context was created${refused}`,
+  )
 }
 
 function drawnSignal(blank: boolean, canvas: CanvasSeen | undefined): string {
@@ -191,14 +182,18 @@ function refusedCount(seen: Seen): string[] {
   ]
 }
 
-export function describeProblem(problem: Problem): string {
+function describeProblem(problem: Problem): string {
   switch (problem.kind) {
     case 'exception':
       return `uncaught ${problem.message}`
     case 'console':
       return `console.error: ${problem.message}${problem.url ? ` (${problem.url})` : ''}`
     case 'request':
-      if (problem.stalled) return stalledRequest(problem.url, problem.stalled)
+      if (problem.stalled) {
+        const { bytes, total, ms } = problem.stalled
+        const of = total === undefined ? '' : ` of ${formatBytes(total)}`
+        return `${problem.url} had not ended when the watch ended: ${formatBytes(bytes)}${of} arrived in ${formatSeconds(ms)}`
+      }
       return problem.status !== undefined
         ? `${problem.url} answered ${problem.status}`
         : `${problem.url} could not be fetched (${problem.failure})`
@@ -215,14 +210,6 @@ export function describeProblem(problem: Problem): string {
     case 'start':
       return problem.message
   }
-}
-
-function stalledRequest(
-  url: string,
-  { bytes, total, ms }: { bytes: number; total?: number; ms: number },
-): string {
-  const of = total === undefined ? '' : ` of ${formatBytes(total)}`
-  return `${url} had not ended when the watch ended: ${formatBytes(bytes)}${of} arrived in ${formatSeconds(ms)}`
 }
 
 const SUFFIXES = COMPRESSIONS.map(({ suffix }) => suffix.slice(1)).join('|')
@@ -290,8 +277,7 @@ function requestRemedy(status: number | undefined): string {
   return 'the browser could not fetch it: a file from another host, or an address the game makes for this one'
 }
 
-// Here, not beside the check (index.ts): the reports that name it never load the browser's driver.
-/** A deploy whose game did not start in the browser (on-verify-failure rollback or fail). */
+/** Here, not in index.ts: the reports that name it never load the browser's driver. */
 export class SmokeTestError extends Error {
   override name = 'SmokeTestError'
   readonly smoke: SmokeResult
@@ -309,7 +295,6 @@ export function smokeSentence(smoke: SmokeResult): string {
   return parts.join('; ')
 }
 
-/** What a re-run does after a game that did not start. */
 export function smokeRerun(smoke: SmokeResult): string {
   const now = smoke.rolledBackTo
     ? `The namespace serves version ${smoke.rolledBackTo} again, as before this run. `

@@ -1,8 +1,5 @@
-// Opens a URL in a headless Chrome or Chromium (driven by puppeteer-core, loaded only here, when a
-// smoke test runs) and writes down what a player's browser would meet: uncaught exceptions,
-// console.error calls, alerts, requests that failed or were answered 4xx/5xx, what the engine said on
-// the page, what the largest canvas shows at the end, and the connections to the runner's own network
-// refused (guard.ts). It judges nothing (see verdict.ts).
+// Opens the URL in a headless Chrome (puppeteer-core, loaded only when a smoke test runs) and writes
+// down what a player's browser would meet. It judges nothing (verdict.ts).
 
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
@@ -39,17 +36,17 @@ export type Problem =
       url: string
       status?: number
       failure?: string
-      /** Not ended when the watch ended: the bytes of its body that arrived, of how many, in how long. */
+      /** Not ended when the watch ended. */
       stalled?: { bytes: number; total?: number; ms: number }
     }
   | { kind: 'alert'; message: string }
   | { kind: 'engine'; message: string; engine: EngineName }
   | { kind: 'load'; message: string }
-  /** The page navigated away from the deployed URL's origin: where to. */
+  /** The page navigated away from the deployed URL's origin. */
   | { kind: 'left'; url: string }
   /** The page froze or crashed, or the browser stopped answering. */
   | { kind: 'browser'; message: string }
-  /** The engine said it did not start, or did not say it started (verdict.ts, from Seen.started). */
+  /** Made by verdict.ts from Seen.started. */
   | { kind: 'start'; engine: EngineName; message: string; why: 'rejected' | 'pending' | 'no-webgl' }
 
 export interface Seen {
@@ -57,37 +54,31 @@ export interface Seen {
   browser: string
   /** From the navigation's start to the page's load event; undefined when it never loaded. */
   loadMs?: number
-  /** Counted, and the first few of each kind kept, in the order they happened. */
   problems: ProblemLog
   /** Requests answered with a status below 400. */
   answered: number
-  /** The largest canvas the page shows, as the screenshot has it; undefined when it shows none. */
+  /** The largest canvas, as the screenshot shows it. */
   canvas?: CanvasSeen
-  /** The engine's own word that it started, and the WebGL contexts created; undefined before the watch's end. */
+  /** Undefined before the watch's end. */
   started?: StartSeen
-  /** What the whole screenshot shows; undefined when none could be taken. */
   painted?: PageSeen
-  /** The PNG written; undefined when none could be taken. */
   screenshot?: string
-  /** Whether Chrome's sandbox held the page, and why not. */
   sandbox?: Sandbox
-  /** Connections to the runner's own network refused: how many, and the first few. */
   refused?: { count: number; named: Refusal[]; destinations: number }
 }
 
 export interface WatchOptions {
   browserPath: string
   url: string
-  /** A private namespace's credentials: given only to the namespace's own origin. */
+  /** Given only to the namespace's own origin. */
   basicAuth?: BasicAuth
   /** How long to watch after the load event (and until no request is in flight). */
   watchMs: number
-  /** How long the page may take to load, and its requests to end. */
   loadTimeoutMs: number
   screenshotFile: string
   signal: AbortSignal
   now: () => number
-  /** Hears of what is seen as soon as the watch starts writing it down, to say it while it runs. */
+  /** Hears of what is seen as soon as the watch starts writing it down. */
   onSeen?: (seen: Seen) => void
 }
 
@@ -127,7 +118,7 @@ export async function watchPage(options: WatchOptions): Promise<Seen> {
 
 interface Driven {
   browser: Browser
-  /** The browser's own session: asked whether it still answers. */
+  /** The browser's own, not the page's. */
   session: CDPSession
   gone: Gone
 }
@@ -171,7 +162,6 @@ async function watchIn(driven: Driven, seen: Seen, guard: Guard, options: WatchO
   }
 }
 
-/** The requests not ended when the watch ended: how much of each arrived, in how long. */
 function stillOpen(
   inFlight: Set<HTTPRequest>,
   progress: (url: string) => Progress | undefined,
@@ -186,7 +176,6 @@ function stillOpen(
   }
 }
 
-/** Records what happens on the page; returns the requests in flight. */
 function listen(page: Page, seen: Seen, guard: Guard, url: string): Set<HTTPRequest> {
   const inFlight = new Set<HTTPRequest>()
   const refused = new Set<HTTPRequest>()
@@ -238,13 +227,7 @@ function listen(page: Page, seen: Seen, guard: Guard, url: string): Set<HTTPRequ
   return inFlight
 }
 
-const originOf = (url: string) => {
-  try {
-    return new URL(url).origin
-  } catch {
-    return 'null'
-  }
-}
+const originOf = (url: string) => URL.parse(url)?.origin ?? 'null'
 
 const web = (url: string) => url.startsWith('http:') || url.startsWith('https:')
 
@@ -290,7 +273,7 @@ async function answerAuth(cdp: CDPSession, origin: string, auth: BasicAuth): Pro
   })
 }
 
-/** Opens the URL; returns when the navigation started. */
+/** Returns when the navigation started. */
 async function load(page: Page, seen: Seen, options: WatchOptions, gone: Gone): Promise<number> {
   const started = options.now()
   try {
@@ -298,9 +281,8 @@ async function load(page: Page, seen: Seen, options: WatchOptions, gone: Gone): 
     seen.loadMs = options.now() - started
   } catch (error) {
     options.signal.throwIfAborted()
-    if (gone.signal.aborted) return started
-    const message = errorMessage(error).split('\n')[0]!
-    seen.problems.push({ kind: 'load', message })
+    if (!gone.signal.aborted)
+      seen.problems.push({ kind: 'load', message: errorMessage(error).split('\n')[0]! })
   }
   return started
 }
@@ -333,7 +315,6 @@ async function readEngineReports(page: Page, seen: Seen): Promise<void> {
     if (!alerted.has(report.message)) seen.problems.push({ kind: 'engine', ...report })
 }
 
-/** The viewport as a PNG, and what the largest canvas on it shows. */
 async function screenshot(browser: Browser, page: Page, seen: Seen, options: WatchOptions): Promise<void> {
   const rect = await within(page.evaluate(largestCanvas), BROWSER_ANSWER_MS, 'the page').catch(
     () => undefined,
