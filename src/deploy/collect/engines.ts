@@ -17,7 +17,6 @@ interface EngineFile {
 
 /** WebAssembly: a browser compiles it as it streams only when it comes as application/wasm. */
 const WASM = '.wasm'
-/** Unity's compressed file, whose compression its first bytes tell. */
 const UNITYWEB = '.unityweb'
 
 /** Longest ending first: a name is the first kind whose ending it has. */
@@ -126,7 +125,6 @@ export const isWasm = (path: string) => path.endsWith(WASM)
 /** Seen-live fetches it whole in a build's folder: the build cannot start without it. */
 export const isEngineFile = (path: string) => engineFileOf(path) !== undefined
 
-/** The size report always shows it: what a player downloads the most of. */
 export const isHeavyEngineFile = (path: string) => engineFileOf(path.toLowerCase())?.heavy === true
 
 /** The evidence when `web-engine` is unity. */

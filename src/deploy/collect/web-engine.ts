@@ -112,19 +112,16 @@ export function sameRoutes(a: readonly CdnRoute[] | undefined, b: readonly CdnRo
 export function logServingPlan(plan: ServingPlan, logger: Pick<Logger, 'info' | 'warning'>): void {
   const choice = inputAssignment(Input.WebEngine, plan.engine)
   if (plan.engine === 'none') logger.info(`${choice}: no engine's needs are looked for`)
-  else if (plan.builds.length === 0) {
+  else if (plan.builds.length === 0)
     logger.info(`${choice}: no ${UNITY.title} or ${GODOT.title} in the site, nothing to set`)
-  }
   for (const build of plan.builds) logger.info(`${choice}: recognised a ${build.summary} (${build.evidence})`)
   for (const note of plan.notes) logger.info(note)
   if (plan.contentTypes.length) {
-    logger.info(
-      `Content types set for the engine: ${plan.contentTypes.map((c) => `${c.path} ${c.contentType}`).join(', ')}`,
-    )
+    const types = plan.contentTypes.map((c) => `${c.path} ${c.contentType}`)
+    logger.info(`Content types set for the engine: ${types.join(', ')}`)
   }
-  for (const { glob, header, priority, from } of plan.routes) {
+  for (const { glob, header, priority, from } of plan.routes)
     logger.info(`Route ${glob}: ${header.name}: ${header.value} (priority ${priority}, ${from})`)
-  }
   for (const warning of plan.warnings) logger.warning(warning)
 }
 
@@ -139,7 +136,6 @@ interface Folder {
 
 interface Planning {
   plan: ServingPlan
-  /** The engines' routes. */
   routes: RouteSpec[]
   readStart: ReadStart
 }
@@ -287,7 +283,6 @@ async function planGodot(
   }
 }
 
-/** `worker`: the path of `<name>.worker.js` when there is one. */
 function godotThreads(text: string | undefined, html: ArtifactFile | undefined, worker: string | undefined) {
   const constant = text && GODOT.threadsConstant.exec(text)
   if (constant) {
@@ -324,17 +319,10 @@ function godotIsolationWarning(page: string, evidence: string, ensures: boolean,
 }
 
 /** The page of a Godot export named otherwise than its files. */
-async function godotHtml(
-  files: Iterable<ArtifactFile>,
-  readStart: ReadStart,
-): Promise<ArtifactFile | undefined> {
+async function godotHtml(files: Iterable<ArtifactFile>, readStart: ReadStart) {
   for (const file of files) {
-    if (
-      /\.html?$/i.test(file.path) &&
-      (await readStart(file, GODOT.htmlBytes)).includes(GODOT.configMarker)
-    ) {
-      return file
-    }
+    const html = /\.html?$/i.test(file.path)
+    if (html && (await readStart(file, GODOT.htmlBytes)).includes(GODOT.configMarker)) return file
   }
   return undefined
 }
@@ -384,6 +372,4 @@ function literalGlob(path: string): string {
   return parseGlob(path) ? path : `**/${baseName(path).replace(/\*+/g, '*')}`
 }
 
-function readFileStart(file: ArtifactFile, bytes: number): Buffer {
-  return readScanned(file, 0, Math.min(bytes, file.size))
-}
+const readFileStart: ReadStart = (file, bytes) => readScanned(file, 0, Math.min(bytes, file.size))
