@@ -63,11 +63,10 @@ export async function planServing(
   const plan: ServingPlan = { engine, builds: [], contentTypes: [], routes: [], warnings: [], notes: [] }
   const planning: Planning = { plan, routes: [], readStart }
   if (engine !== 'none') {
-    const folders = indexFolders(files, engine === 'unity')
-    for (const [name, planFolder] of Object.entries(PLANNERS) as Array<[EngineName, Planner]>) {
-      if (engine !== 'auto' && engine !== name) continue
-      for (const folder of folders.values()) await planFolder(folder, planning, engine === name)
-    }
+    const folders = [...indexFolders(files, engine === 'unity').values()]
+    if (engine !== 'godot')
+      for (const folder of folders) await planUnity(folder, planning, engine === 'unity')
+    if (engine !== 'unity') for (const folder of folders) await planGodot(folder, planning)
     if (engine !== 'auto' && plan.builds.length === 0) {
       throw new UsageError(
         `${inputName(Input.WebEngine)} is ${engine}, but no ${ENGINES[engine].title} is in ${inputName(Input.Path)}: ` +
@@ -139,10 +138,6 @@ interface Planning {
   routes: RouteSpec[]
   readStart: ReadStart
 }
-
-/** A new engine of engines.ts gets its planner here; `named`: web-engine names it. */
-type Planner = (folder: Folder, planning: Planning, named: boolean) => Promise<void>
-const PLANNERS: Record<EngineName, Planner> = { unity: planUnity, godot: planGodot }
 
 async function planUnity({ path: folder, files }: Folder, planning: Planning, named: boolean): Promise<void> {
   const { plan, routes, readStart } = planning
