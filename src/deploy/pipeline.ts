@@ -172,7 +172,6 @@ interface Stage {
   deps: DeployDependencies & {
     saveManifest: (manifest: Manifest) => Promise<void>
     onNamespace: (namespaceId: string) => void
-    /** The smoke test's, when it is on. */
     browser: ChosenBrowser | undefined
   }
 }
@@ -269,10 +268,7 @@ async function uploadOrReuse(
   })
 }
 
-/**
- * reuse-reviewed: when a namespace of the game serves this very build, its site is this run's (the
- * result says so, and nothing is uploaded); else why none does, with the manifest if it was hashed.
- */
+/** reuse-reviewed: the site of a namespace that serves this very build is this run's, or why none is. */
 async function reviewedBuild(
   { inputs, run, result, deps }: Stage,
   site: CollectedSite,
