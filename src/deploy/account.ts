@@ -14,7 +14,7 @@ import type { Manifest } from './collect/files.ts'
 import type { Published } from './live/prepare.ts'
 import type { Verification } from './live/verify.ts'
 import { describeVersion } from './live/meanwhile.ts'
-import { capital, formatBytes, formatSeconds } from '../common/format.ts'
+import { capital, formatBytes, formatSeconds, plural } from '../common/format.ts'
 import { reviewedBytes } from './target/reviewed.ts'
 import { hiddenLeftOut } from './collect/walk.ts'
 import {
@@ -81,7 +81,7 @@ function largestBlocks(files: Manifest['files']): ReportBlock[] {
     f.contentType ?? '(none)',
   ])
   const more = files.length - largest.length
-  if (more > 0) rows.push([`and ${more} more ${more === 1 ? 'file' : 'files'}`, '', ''])
+  if (more > 0) rows.push([`and ${plural(more, 'more file')}`, '', ''])
   return [heading('Largest files'), table(['File', 'Size', 'Type'], rows)]
 }
 
@@ -110,10 +110,7 @@ function sizeBlocks(result: DeployResult): ReportBlock[] {
 function servingBlocks(result: DeployResult): ReportBlock[] {
   const { serving } = result
   if (!serving || (!serving.builds.length && !serving.routes.length && !serving.warnings.length)) return []
-  const recognised = serving.builds.map((build): [string, Cell] => [
-    'Recognised',
-    `${build.summary} (${build.evidence})`,
-  ])
+  const recognised = serving.builds.map((b): [string, Cell] => ['Recognised', `${b.summary} (${b.evidence})`])
   const blocks = [heading('Web engine'), keyValueTable([['web-engine', serving.engine], ...recognised])]
   if (serving.contentTypes.length) {
     const listed = serving.contentTypes.slice(0, CONTENT_TYPES_LISTED)

@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { formatBytes, messageOf } from '../common/format.ts'
+import { formatBytes, messageOf, plural } from '../common/format.ts'
 import type { Logger } from '../common/logger.ts'
 import { openTransferRun, type Run, type RunOptions } from '../api/run.ts'
 import { basicAuthorization } from '../inputs/basic-auth.ts'
@@ -10,7 +10,7 @@ import { buildManifest, writeManifest, type Manifest } from './collect/files.ts'
 import { prepareVersion, type Published } from './live/prepare.ts'
 import { privateHostWaiter } from './target/private.ts'
 import type { Provisioned } from './target/provision.ts'
-import { planTarget } from './target/target.ts'
+import { planTarget, type PublishPlan } from './target/target.ts'
 import type { UploadResult } from './upload/upload.ts'
 import { uploadSite } from './upload/site.ts'
 import { publishAndSee } from './live/publish-and-see.ts'
@@ -19,10 +19,9 @@ import type { PollOptions, Verification } from './live/verify.ts'
 import { chooseBrowser, smokeTest, type ChosenBrowser, type SmokeResult } from './smoke/index.ts'
 import { checkOlder, type CompareCommits, type OlderCheck } from './target/older.ts'
 import { namespaceUrl } from './live/version-config.ts'
-import { hostOptionsOf, readServedRecord } from './collect/record.ts'
-import type { BuildSource, RecordFile, SiteRecord } from './collect/record.ts'
+import { hostOptionsOf, readServedRecord, type BuildSource, type RecordFile } from './collect/record.ts'
+import type { SiteRecord } from './collect/record.ts'
 import { compareSizes, sizeSummary, type SizeChange } from './sizes.ts'
-import type { PublishPlan } from './target/target.ts'
 import { cdnRoutes, type ServingPlan } from './collect/web-engine.ts'
 import { explainServiceFailure } from '../inputs/service-hints.ts'
 import { hashArtifacts } from './collect/hash.ts'
@@ -50,7 +49,6 @@ export interface DeployResult {
   collected?: { fileCount: number; totalBytes: number; hidden?: string[] }
   verification?: Verification
   smoke?: SmokeResult
-  /** Undefined for none or a reused site. */
   record?: Pick<RecordFile, 'path' | 'size' | 'sha256' | 'contentType'>
   older?: OlderCheck
   sizes?: SizeChange
@@ -71,12 +69,11 @@ export interface DeployDependencies extends Pick<
 > {
   /** Where the manifest file goes (RUNNER_TEMP in the action). */
   tempDir: string
-  /** The CLI's --manifest FILE. */
   manifestFile?: string
   /** tempDir is removed when the run ends (the CLI's): a manifest there is not said to be anywhere. */
   tempDirRemoved?: boolean
   progressIntervalMs?: number
-  /** The last completed site of this preview (skip-unchanged). */
+  /** skip-unchanged: the last completed site of this preview. */
   previous?: PreviousSite
   onNamespace?: (namespaceId: string) => void
   open?: OpenFile
@@ -104,10 +101,7 @@ export function deployFailure(error: unknown): { error: unknown; partial: Deploy
     : { error, partial: undefined }
 }
 
-/**
- * The deploy, in stages: collect (every local check passes before anything is created), plan the
- * target, upload, go live. The result is written here alone.
- */
+/** Every local check passes before anything is created; the result is written here alone. */
 export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Promise<DeployResult> {
   const { logger } = deps
   // Its pool and client are made on first use: a dry run or a failed local check makes neither.
@@ -115,7 +109,6 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
   const started = run.clock.now()
   const finished = (result: DeployResult) => Object.assign(result, { durationMs: run.clock.now() - started })
   try {
-    // A local check: a browser that is not a Chrome is refused before anything is created.
     const browser = await chooseBrowser(inputs)
     const site = await collect(inputs, { ...deps, signal: run.signal })
     run.signal.throwIfAborted()
@@ -150,7 +143,7 @@ export async function deploy(inputs: DeployInputs, deps: DeployDependencies): Pr
 
 async function collect(inputs: DeployInputs, deps: DeployDependencies): Promise<CollectedSite | undefined> {
   const { site, target } = inputs
-  const { path: root } = site
+  const root = site.path
   if (!root) return undefined
   // The digest is needed before any site is created only to plan (dry run) or to skip an unchanged
   // build; otherwise the files are hashed while they upload, from the same reads.
@@ -179,7 +172,6 @@ interface Stage {
   deps: DeployDependencies & {
     saveManifest: (manifest: Manifest) => Promise<void>
     onNamespace: (namespaceId: string) => void
-    /** The smoke test's, when it is on. */
     browser: ChosenBrowser | undefined
   }
 }
@@ -276,10 +268,7 @@ async function uploadOrReuse(
   })
 }
 
-/**
- * reuse-reviewed: when a namespace of the game serves this very build, its site is this run's (the
- * result says so, and nothing is uploaded); else why none does, with the manifest if it was hashed.
- */
+/** reuse-reviewed: the site of a namespace that serves this very build is this run's, or why none is. */
 async function reviewedBuild(
   { inputs, run, result, deps }: Stage,
   site: CollectedSite,
@@ -317,53 +306,41 @@ async function reviewedBuild(
 
 async function publishAndSeeLive(
   { run, result, deps }: Stage,
-  targeted: TargetedInputs,
+  inputs: TargetedInputs,
   plan: PublishPlan & { servedThen: ServedRecords['live'] },
   siteId: string,
 ): Promise<void> {
-  const { logger } = deps
-  const waitUntilPrivate = privateHostWaiter({
-    dispatcher: run.dispatcher,
-    signal: run.signal,
+  const { logger, onNamespace } = deps
+  const waitPrivate = privateHostWaiter({
+    ...hostOptionsOf(run),
     clock: run.clock,
     timer: run.timer,
-    stallMs: run.timeouts.stallMs,
-    timeoutMs: targeted.verify.timeoutMs,
+    timeoutMs: inputs.verify.timeoutMs,
     logger,
     sleep: deps.sleep,
   })
-  const { provisioned } = result
   const live = await logger.group('Publish', () =>
-    prepareVersion(
-      run.client,
-      targeted,
-      plan,
-      provisioned,
-      siteId,
-      logger,
-      deps.onNamespace,
-      waitUntilPrivate,
-    ),
+    prepareVersion(run.client, inputs, plan, result.provisioned, siteId, logger, onNamespace, waitPrivate),
   )
   result.provisioned = live.provisioned
   if (!live.alreadyServed) {
-    result.older = (await recheckBeforePublish(run, targeted, plan, live, deps)) ?? result.older
+    result.older = (await recheckBeforePublish(run, inputs, plan, live, deps)) ?? result.older
     if (result.older?.blocked) return void (result.older.url = live.published.url)
   }
   result.published = live.published
   // The namespace's own host: a custom domain serves only once the user's DNS points at it.
   const { manifest } = result
   const seen = await publishAndSee(
-    { ...live, gameId: targeted.connection.gameId, nameId: live.provisioned.nameId ?? live.namespaceId },
+    { ...live, gameId: inputs.connection.gameId, nameId: live.provisioned.nameId ?? live.namespaceId },
     {
-      settings: targeted.verify,
+      settings: inputs.verify,
       expected: manifest
         ? { files: manifest.files, record: result.record, serving: result.serving }
         : { unknown: 'no manifest' },
       run,
       logger,
       sleep: deps.sleep,
-      authorization: targeted.target.basicAuth && basicAuthorization(targeted.target.basicAuth),
+      authorization: inputs.target.basicAuth && basicAuthorization(inputs.target.basicAuth),
       servedBefore:
         plan.servedThen && 'record' in plan.servedThen ? plan.servedThen.record.digest : undefined,
       onSeen: (seen) => (result.verification = seen),
@@ -371,15 +348,7 @@ async function publishAndSeeLive(
   )
   const { url } = live.published
   if (seen?.verified && url && deps.browser)
-    await smokeTest({
-      ...deps,
-      browser: deps.browser,
-      inputs: targeted,
-      run,
-      published: live.published,
-      url,
-      result,
-    })
+    await smokeTest({ ...deps, browser: deps.browser, inputs, run, published: live.published, url, result })
 }
 
 /** The service cannot set a version only if it is still the one planned from: it is read again here. */
@@ -494,7 +463,7 @@ function logPlan(inputs: DeployInputs, result: DeployResult, logger: Logger): vo
   logger.info(
     `Would make a version of the site from ${base}, keeping its config but for the site, and publish it` +
       (routes
-        ? `, with exactly the ${routes} route${routes === 1 ? '' : 's'} above in place of its routes`
+        ? `, with exactly the ${plural(routes, 'route')} above in place of its routes`
         : ', its routes kept'),
   )
 }

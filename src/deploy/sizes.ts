@@ -93,7 +93,7 @@ export function moreRow(change: SizeChange): { files: string; change: string } |
   const { count, delta: sum } = change.more
   if (!count) return undefined
   return {
-    files: `and ${count} more ${count === 1 ? 'file' : 'files'} changed`,
+    files: `and ${plural(count, 'more file')} changed`,
     change: sum === 0 ? 'no change in all' : `${signed(sum)} in all`,
   }
 }

@@ -17,7 +17,6 @@ interface EngineFile {
 
 /** WebAssembly: a browser compiles it as it streams only when it comes as application/wasm. */
 const WASM = '.wasm'
-/** Unity's compressed file, whose compression its first bytes tell. */
 const UNITYWEB = '.unityweb'
 
 /** Longest ending first: a name is the first kind whose ending it has. */
@@ -84,12 +83,11 @@ export const GODOT = {
 } as const
 
 /**
- * How each engine's page says its game started, which the smoke test hears by wrapping it before the
- * page's scripts run (smoke/in-page-start.ts). Unity (2020 and later): the promise of the global
- * createUnityInstance, a function its loader declares. Godot: the promise of an Engine instance's
- * startGame or start. Engine is a `const` the page's scripts share, out of reach; each instance is
- * reached as its constructor sets `this.rtenv = null`, its methods already on its prototype (the
- * engine.js of Godot 4, and of Godot 3 once its methods moved to Engine.prototype).
+ * How each engine's page says its game started (smoke/in-page-start.ts wraps it before the page's
+ * scripts run). Unity 2020+: the promise of the global createUnityInstance its loader declares. Godot:
+ * the promise of an Engine instance's startGame or start; Engine is a `const` out of reach, so each
+ * instance is caught as its constructor sets `this.rtenv = null`, its methods already on its prototype
+ * (the engine.js of Godot 4, and of Godot 3 once its methods moved to Engine.prototype).
  */
 export const ENGINE_STARTS = {
   unity: { global: 'createUnityInstance' },
@@ -126,7 +124,6 @@ export const isWasm = (path: string) => path.endsWith(WASM)
 /** Seen-live fetches it whole in a build's folder: the build cannot start without it. */
 export const isEngineFile = (path: string) => engineFileOf(path) !== undefined
 
-/** The size report always shows it: what a player downloads the most of. */
 export const isHeavyEngineFile = (path: string) => engineFileOf(path.toLowerCase())?.heavy === true
 
 /** The evidence when `web-engine` is unity. */

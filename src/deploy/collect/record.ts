@@ -130,7 +130,6 @@ export interface HostOptions {
   authorization?: string
 }
 
-/** A run's options for reading a host: its pool, its signal, its stall limit. */
 export function hostOptionsOf(
   run: { dispatcher: Dispatcher; signal: AbortSignal; timeouts: { stallMs: number } },
   authorization?: string,
@@ -185,10 +184,7 @@ export interface ServedRecord {
   bytes: { size: number; sha256: string }
 }
 
-/**
- * A 200's body read as a record, up to RECORD_MAX_BYTES: the record and its bytes' digest, or why the
- * body is none ("is larger than ...", "is not a record: ...").
- */
+/** Up to RECORD_MAX_BYTES: the record and its bytes' digest, or why the body is none. */
 export async function readRecordBody(
   body: AsyncIterable<Buffer>,
 ): Promise<ServedRecord | { notRecord: string }> {

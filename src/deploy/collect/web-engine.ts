@@ -63,11 +63,10 @@ export async function planServing(
   const plan: ServingPlan = { engine, builds: [], contentTypes: [], routes: [], warnings: [], notes: [] }
   const planning: Planning = { plan, routes: [], readStart }
   if (engine !== 'none') {
-    const folders = indexFolders(files, engine === 'unity')
-    for (const [name, planFolder] of Object.entries(PLANNERS) as Array<[EngineName, Planner]>) {
-      if (engine !== 'auto' && engine !== name) continue
-      for (const folder of folders.values()) await planFolder(folder, planning, engine === name)
-    }
+    const folders = [...indexFolders(files, engine === 'unity').values()]
+    if (engine !== 'godot')
+      for (const folder of folders) await planUnity(folder, planning, engine === 'unity')
+    if (engine !== 'unity') for (const folder of folders) await planGodot(folder, planning)
     if (engine !== 'auto' && plan.builds.length === 0) {
       throw new UsageError(
         `${inputName(Input.WebEngine)} is ${engine}, but no ${ENGINES[engine].title} is in ${inputName(Input.Path)}: ` +
@@ -112,19 +111,16 @@ export function sameRoutes(a: readonly CdnRoute[] | undefined, b: readonly CdnRo
 export function logServingPlan(plan: ServingPlan, logger: Pick<Logger, 'info' | 'warning'>): void {
   const choice = inputAssignment(Input.WebEngine, plan.engine)
   if (plan.engine === 'none') logger.info(`${choice}: no engine's needs are looked for`)
-  else if (plan.builds.length === 0) {
+  else if (plan.builds.length === 0)
     logger.info(`${choice}: no ${UNITY.title} or ${GODOT.title} in the site, nothing to set`)
-  }
   for (const build of plan.builds) logger.info(`${choice}: recognised a ${build.summary} (${build.evidence})`)
   for (const note of plan.notes) logger.info(note)
   if (plan.contentTypes.length) {
-    logger.info(
-      `Content types set for the engine: ${plan.contentTypes.map((c) => `${c.path} ${c.contentType}`).join(', ')}`,
-    )
+    const types = plan.contentTypes.map((c) => `${c.path} ${c.contentType}`)
+    logger.info(`Content types set for the engine: ${types.join(', ')}`)
   }
-  for (const { glob, header, priority, from } of plan.routes) {
+  for (const { glob, header, priority, from } of plan.routes)
     logger.info(`Route ${glob}: ${header.name}: ${header.value} (priority ${priority}, ${from})`)
-  }
   for (const warning of plan.warnings) logger.warning(warning)
 }
 
@@ -139,14 +135,9 @@ interface Folder {
 
 interface Planning {
   plan: ServingPlan
-  /** The engines' routes. */
   routes: RouteSpec[]
   readStart: ReadStart
 }
-
-/** A new engine of engines.ts gets its planner here; `named`: web-engine names it. */
-type Planner = (folder: Folder, planning: Planning, named: boolean) => Promise<void>
-const PLANNERS: Record<EngineName, Planner> = { unity: planUnity, godot: planGodot }
 
 async function planUnity({ path: folder, files }: Folder, planning: Planning, named: boolean): Promise<void> {
   const { plan, routes, readStart } = planning
@@ -287,7 +278,6 @@ async function planGodot(
   }
 }
 
-/** `worker`: the path of `<name>.worker.js` when there is one. */
 function godotThreads(text: string | undefined, html: ArtifactFile | undefined, worker: string | undefined) {
   const constant = text && GODOT.threadsConstant.exec(text)
   if (constant) {
@@ -324,17 +314,10 @@ function godotIsolationWarning(page: string, evidence: string, ensures: boolean,
 }
 
 /** The page of a Godot export named otherwise than its files. */
-async function godotHtml(
-  files: Iterable<ArtifactFile>,
-  readStart: ReadStart,
-): Promise<ArtifactFile | undefined> {
+async function godotHtml(files: Iterable<ArtifactFile>, readStart: ReadStart) {
   for (const file of files) {
-    if (
-      /\.html?$/i.test(file.path) &&
-      (await readStart(file, GODOT.htmlBytes)).includes(GODOT.configMarker)
-    ) {
-      return file
-    }
+    const html = /\.html?$/i.test(file.path)
+    if (html && (await readStart(file, GODOT.htmlBytes)).includes(GODOT.configMarker)) return file
   }
   return undefined
 }
@@ -384,6 +367,4 @@ function literalGlob(path: string): string {
   return parseGlob(path) ? path : `**/${baseName(path).replace(/\*+/g, '*')}`
 }
 
-function readFileStart(file: ArtifactFile, bytes: number): Buffer {
-  return readScanned(file, 0, Math.min(bytes, file.size))
-}
+const readFileStart: ReadStart = (file, bytes) => readScanned(file, 0, Math.min(bytes, file.size))

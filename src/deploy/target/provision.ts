@@ -10,7 +10,6 @@ import { inputName } from '../../common/input-naming.ts'
 export interface Provisioned {
   nameId: string | undefined
   namespaceId: string | undefined
-  /** Created by this run. */
   namespaceCreated: boolean
   domain: string | undefined
   /** It serves only once `active`. */
@@ -40,9 +39,8 @@ interface Provisioning {
 const PROD = 'prod'
 
 /**
- * Gets or creates the namespace, attaches the domain and validates the matchmaker config. All that
- * decides where the bytes go is read from the service, so a re-run ends on the same namespace. With
- * `createLater`, a missing namespace is created after the upload (createNamespaceOn).
+ * All that decides where the bytes go is read from the service, so a re-run ends on the same namespace.
+ * With `createLater`, a missing namespace is created after the upload (createNamespaceOn).
  */
 export async function provision(
   client: ServiceClient,

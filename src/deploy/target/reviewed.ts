@@ -1,10 +1,7 @@
-// A deploy whose files equal the build that a namespace of the game serves publishes that namespace's
-// site instead of uploading the files again: a site is immutable, so what ships is, byte for byte,
-// what was reviewed there. It is found from the records the namespaces serve, not from the service's
-// site list: that list names no file and no digest, and a site can be read only through a namespace
-// that serves it. The work is bounded: the first line of each record (its counts), a few at a time
-// within REVIEWED_SEARCH_MS; the files are hashed only when a namespace serves as many files of the
-// same total size, and a whole record is read only for such a namespace.
+// reuse-reviewed: a site is immutable, so publishing the site of the namespace that serves this very
+// build ships, byte for byte, what was reviewed there. The service's site list names no file and no
+// digest, so the namespaces' records are read: first lines only, within REVIEWED_SEARCH_MS; the files
+// are hashed, and a whole record read, only where the counts and total size match.
 
 import pLimit from 'p-limit'
 import type { ServiceClient } from '../../api/client.ts'
@@ -33,7 +30,7 @@ const FILES_AFTER_HEAD = ',"files":['
 const DIGEST = /^sha256:[0-9a-f]{64}$/
 const LISTED = 5
 
-export interface RecordHead {
+interface RecordHead {
   digest: string
   fileCount: number
   totalBytes: number
@@ -41,7 +38,7 @@ export interface RecordHead {
 }
 
 /** A namespace, and the head of the record its host serves or why there is none. */
-export interface SeenNamespace {
+interface SeenNamespace {
   nameId: string
   versionId: string
   url: string
@@ -49,8 +46,7 @@ export interface SeenNamespace {
   absent?: string
 }
 
-export interface ReusedBuild {
-  /** The namespace that serves it. */
+interface ReusedBuild {
   nameId: string
   siteId: string
   digest: string
@@ -71,7 +67,6 @@ export interface ReviewedSearch {
   target?: string
   /** skip-unchanged is off: the target's own site is not reused, only another namespace's. */
   targetLeftOut?: boolean
-  /** The files found, before any is hashed. */
   local: { fileCount: number; totalBytes: number }
   /** When hashed already. */
   manifest?: Manifest
@@ -87,7 +82,6 @@ export interface ReviewedBytes {
   digest: string
   /** The commit the record names: the build's, made where it was reviewed. */
   commit?: string
-  /** The namespace deployed to served it already. */
   servedAlready?: boolean
 }
 
@@ -103,10 +97,7 @@ export function reviewedBytes(reviewed: ReviewedBytes): string {
 
 const PULL_REQUEST_REF = /^refs\/pull\/\d+\//
 
-/**
- * reuse-reviewed, as the deploy applies it: undefined when it does not look (off, no CDN domain,
- * no record, or a preview), else what it found, said in the log, and the account of it for the result.
- */
+/** Undefined when it does not look (off, no CDN domain, no record, or a preview); what it found is logged. */
 export async function lookForReviewedBuild(
   search: Omit<ReviewedSearch, 'cdnDomain'> & {
     cdnDomain: string | undefined
@@ -166,11 +157,7 @@ export async function findReviewedBuild(search: ReviewedSearch): Promise<Reviewe
   return { unmatched: await notReproducible(search, sameSize[0]!, manifest), manifest }
 }
 
-/**
- * The game's namespaces with their hosts, the newest first and the target last; those serving the
- * closed page (close.ts names its version after them) are left out unread, and so is the target
- * when asked.
- */
+/** Newest first, the target last; none serving the closed page (close.ts names its version after it). */
 export function namespacesToRead(
   search: Pick<ReviewedSearch, 'game' | 'cdnDomain' | 'target' | 'targetLeftOut'>,
 ): Array<Pick<SeenNamespace, 'nameId' | 'versionId' | 'url'>> {
@@ -282,7 +269,6 @@ const sameCounts = (head: RecordHead, local: ReviewedSearch['local']) =>
 const buildOf = ({ fileCount, totalBytes }: ReviewedSearch['local']) =>
   `${plural(fileCount, 'file')} and ${formatBytes(totalBytes)}`
 
-/** One line: which namespaces serve a record, and which do not, and why. */
 export function describeRead(seen: readonly SeenNamespace[]): string {
   const read = seen.filter((ns) => ns.head).map((ns) => ns.nameId)
   const unread = seen.filter((ns) => ns.absent).map((ns) => `${ns.nameId} (${ns.absent})`)
@@ -371,7 +357,6 @@ export function differingFiles(
   return recorded.filter((f) => !local.has(f.path)).map((f) => f.path)
 }
 
-/** At most LISTED names, and how many more. */
 function listNames(paths: readonly string[]): string {
   const listed = paths.slice(0, LISTED).join(', ')
   return paths.length > LISTED ? `${listed} and ${paths.length - LISTED} more` : listed

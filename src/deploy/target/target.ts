@@ -60,15 +60,15 @@ export async function planTarget(
     },
   })
   if (!target.publish) return { provisioned, publishing: undefined }
-  const { namespace } = located
+  const { namespace, game } = located
   const choice = namespace
     ? {
         id: target.versionId ?? namespace.version_id,
         description: target.versionId ?? `${namespace.version_id} (what the namespace serves)`,
       }
-    : chooseVersion(inputs, located.game)
+    : chooseVersion(inputs, game)
   const base = await readVersion(client, gameId, choice.id)
-  const name = await versionName(client, gameId, inputs.site.name, located.game.versions)
+  const name = await versionName(client, gameId, inputs.site.name, game.versions)
   await validateDeployVersion(client, gameId, name, base.config, routes)
   logger.info(
     `The new version '${name}' will be made from version '${base.display_name}' (${base.version_id}), ` +
@@ -81,12 +81,10 @@ export async function planTarget(
     )
   }
   logger.info(routesLine(base, routes))
-  const gameNameId = located.game.name_id
   const current = namespace?.version_id
-  const { game } = located
   return {
     provisioned,
-    publishing: { base, name, gameNameId, current, createOn: choice, routes, cdnDomain, game },
+    publishing: { base, name, gameNameId: game.name_id, current, createOn: choice, routes, cdnDomain, game },
   }
 }
 
