@@ -1,5 +1,4 @@
-// What every action of this repository shares: the logger on @actions/core, the one place a step
-// fails, the job summary of a report, the outputs. Each action's run() is built on these.
+// What every action shares: the logger, the one place a step fails, the job summary, the outputs.
 
 import { existsSync } from 'node:fs'
 import path from 'node:path'
@@ -13,6 +12,7 @@ import { masked, redact, redactWrites } from '../common/secrets.ts'
 import { secretInputs, type ActionName } from '../inputs/table.ts'
 import type { AnnotationProperties, Logger } from '../common/logger.ts'
 import { visible } from '../common/untrusted.ts'
+import { plural } from '../common/format.ts'
 import { cancelOnSignals, cancelSignals } from '../common/cancel.ts'
 import { deadlineFromEnv, runOperation, type Operation } from '../operations/operation.ts'
 import {
@@ -26,11 +26,9 @@ import {
 } from '../common/report.ts'
 
 /**
- * The logger of the actions: every message, annotation title and group name shown through visible(),
- * so that no text, whatever its origin (a file name of a fork's build, a service's or GitHub's answer,
- * an error message), can end its line, start a workflow command (`::add-mask::`, `##[set-output]`)
- * or send the log an escape sequence. core.info writes its text raw (core.warning, error, debug and
- * group escape only CR, LF and %): this is the one place all of them pass. A message is one line.
+ * Every text passes visible(), so that none (a fork's file name, an answer, an error) can end its line,
+ * start a workflow command (`::add-mask::`) or send an escape sequence: core.info writes its text raw,
+ * and core.warning, error, debug and group escape only CR, LF and %.
  */
 export const actionsLogger: Logger = {
   info: (message) => core.info(visible(message)),
@@ -40,7 +38,7 @@ export const actionsLogger: Logger = {
   group: (name, fn) => core.group(visible(name), fn),
 }
 
-/** A notice annotation (Logger has none), shown as the logger shows a line. */
+/** Logger has no notice. */
 export function notice(message: string, annotation?: AnnotationProperties): void {
   core.notice(visible(message), inertAnnotation(annotation))
 }
@@ -56,15 +54,12 @@ function inertAnnotation(annotation: AnnotationProperties | undefined): Annotati
 }
 
 let summaryWritten = false
-/** The warnings about the inputs (plain http to another host): each job summary repeats them. */
+/** Each job summary repeats them. */
 let warnings: string[] = []
 
 /**
- * Runs an action's body: registers the secrets first (secrets.ts) and masks them for the runner; from
- * then on every write to stdout and stderr (each line, annotation, the failure) redacts them. It fails
- * the step exactly once, here, for whatever the body throws. A validation error becomes one
- * annotation per problem before the step's failure message. A failure the body wrote no summary for
- * (an input refused before anything ran) gets `failure`'s: every run ends with its account.
+ * The secrets registered and masked first, every write redacted from then on; the step failed exactly
+ * once, here. A failure the body wrote no summary for (an input refused) gets `failure`'s.
  */
 export async function runAction(
   secretInputs: readonly string[],
@@ -92,7 +87,6 @@ export async function runAction(
   }
 }
 
-/** The summary of an operation's action that failed: what failed, and what a re-run would do. */
 function operationFailureReport(action: string, error: unknown): Report {
   const inputWrong = error instanceof UsageError || error instanceof ValidationFailedError
   return {
@@ -142,14 +136,12 @@ export function operationAction<I extends Connection, R>(operation: Operation<I,
     )
 }
 
-/** GITHUB_OUTPUT could not hold the outputs: the steps after this one would read them empty. */
+/** The steps after this one would read the outputs empty. */
 export class OutputFileError extends Error {}
 
 /**
- * Sets every output (strings as they are, null as empty, anything else as JSON), the run's secrets
- * redacted: the one place the actions set an output. Throws one OutputFileError naming GITHUB_OUTPUT
- * and every output it could not hold (a missing file or folder, a full disk): node's own error names
- * neither.
+ * Strings as they are, null as empty, anything else as JSON, redacted. Throws one OutputFileError naming
+ * GITHUB_OUTPUT and every output it could not hold: node's own error names neither.
  */
 export function setOutputs(outputs: Record<string, OutputValue>): void {
   const file = process.env.GITHUB_OUTPUT
@@ -183,10 +175,8 @@ export function setOutputs(outputs: Record<string, OutputValue>): void {
 }
 
 /**
- * Sets the outputs, then writes the report. Outputs GITHUB_OUTPUT refuses are said at the top of the
- * report, which still tells what was done (the build may be live), and their error is returned for
- * the caller to throw once the run's account is complete: thrown here, the step's summary would be
- * the account of a run that stopped before anything was sent.
+ * Refused outputs are said at the top of the report, which still tells what was done (the build may be
+ * live); their error is returned, to be thrown once the run's account is complete.
  */
 export async function writeOutputsAndReport(
   outputs: Record<string, OutputValue>,
@@ -205,10 +195,8 @@ export async function writeOutputsAndReport(
 }
 
 /**
- * Writes the report as the job summary: the title, then its headings, tables and text. The summary is
- * Markdown: each block is one line of HTML (an HTML block, where Markdown is not read), its text
- * escaped and on one line (visible()), so no text can end the block and be read as Markdown. The
- * blocks that do not fit in SUMMARY_MAX_BYTES are left out, said so (boundedHtml).
+ * The summary is Markdown: each block is one line of HTML (where Markdown is not read), its text escaped
+ * and on one line, so no text can end the block and be read as Markdown.
  */
 export async function writeReport(report: Report): Promise<void> {
   summaryWritten = true
@@ -239,14 +227,10 @@ export async function writeReport(report: Report): Promise<void> {
 /** GitHub refuses a job summary over 1 MiB: the summary stays under this, in bytes. */
 export const SUMMARY_MAX_BYTES = 1000 * 1000
 
-/**
- * The start (the title), then the blocks while they fit in SUMMARY_MAX_BYTES, then a line saying how
- * many were left out. Whole blocks only: a block cut inside its HTML would end the HTML block, and
- * the rest of it would be read as Markdown.
- */
+/** Whole blocks only: a block cut inside its HTML would end the HTML block, the rest read as Markdown. */
 function boundedHtml(start: string, blocks: readonly string[]): string {
   const leftOut = (count: number) =>
-    `<p>${count} more ${count === 1 ? 'part' : 'parts'} of this summary left out: a job summary holds at most 1 MiB.</p>\n`
+    `<p>${plural(count, 'more part')} of this summary left out: a job summary holds at most 1 MiB.</p>\n`
   const room = SUMMARY_MAX_BYTES - Buffer.byteLength(leftOut(blocks.length))
   let html = start
   let used = Buffer.byteLength(start)
@@ -259,11 +243,6 @@ function boundedHtml(start: string, blocks: readonly string[]): string {
   return html
 }
 
-/**
- * One block of the report as HTML, the run's secrets redacted whatever it holds. A heading is
- * `<h{level}>`; a text a paragraph of HTML, not of Markdown (links, images and autolinks in it stay
- * text); a table `<table>`.
- */
 function blockHtml(block: ReportBlock, level: number): string {
   const summary = core.summary.emptyBuffer()
   if (block.kind === 'heading') summary.addHeading(inertHtml(block.text), level)
@@ -280,7 +259,6 @@ function blockHtml(block: ReportBlock, level: number): string {
   return html
 }
 
-/** Text as HTML on one line: escaped, its line breaks and other controls shown as escapes. */
 function inertHtml(text: string): string {
   return escapeHtml(visible(text))
 }

@@ -1,22 +1,15 @@
-// A pull request's sticky preview comment: found by its marker on any page, among the comments the
-// action's own identity wrote. Anyone can post a comment carrying the marker: such a comment is
-// neither read nor edited. A comment never fails a deploy: each GitHub call has a time-out and a
-// retry or two, all of them one budget, and a failure is a warning.
+// A pull request's sticky preview comment, found by its marker among the comments the action's own
+// identity wrote: anyone can post the marker. A comment never fails a deploy: a failure is a warning.
 
 import type { Logger } from '../common/logger.ts'
 import { retryPolicy, withRetries, type RetryPolicy, type RetryVerdict } from '../common/retry.ts'
-import { plural } from '../common/format.ts'
+import { messageOf, plural } from '../common/format.ts'
 import { COMMENT_BUDGET_MS, COMMENT_CALL_TIMEOUT_MS, COMMENT_RETRY_DELAY_MS } from '../common/timeouts.ts'
 import { previewMarker, readState, type PreviewState } from './preview.ts'
-import { messageOf } from '../common/format.ts'
 import { GitHubAnswerError, githubCall, githubStatus, type GitHubApi } from '../operations/github-client.ts'
 import { actionsGitHub } from './github.ts'
 
-/**
- * How long the deploy may wait on GitHub: each call is abandoned after `callTimeoutMs` and tried
- * `retries` more times if it may succeed then (the first after `retryDelayMs`, doubled for each next
- * one); all calls together stop after `budgetMs`. The defaults are timeouts.ts'.
- */
+/** How long the deploy may wait on GitHub: per call, and all calls together (`budgetMs`). */
 export interface GitHubBounds {
   callTimeoutMs: number
   retries: number
@@ -33,7 +26,7 @@ const GITHUB_BOUNDS: GitHubBounds = {
 
 const PER_PAGE = 100
 
-/** The GitHub App bot that a workflow's GITHUB_TOKEN writes as. */
+/** What a workflow's GITHUB_TOKEN writes as. */
 const ACTIONS_BOT = 'github-actions[bot]'
 
 interface StickyCommentOptions {
@@ -45,17 +38,11 @@ interface StickyCommentOptions {
   bounds?: Partial<GitHubBounds>
 }
 
-export type StickyComment = PreviewComment
-
 export function stickyComment(options: StickyCommentOptions): StickyComment {
-  return new PreviewComment(options)
+  return new StickyComment(options)
 }
 
-/**
- * The GitHub calls' classifier: a retry of what a retry can fix (no answer in time, a connection lost,
- * GitHub's own failure or rate limit, after the retry-after it asks for), except a time-out when
- * `retryTimeouts` is false.
- */
+/** A retry of what a retry can fix, after the retry-after GitHub asks for; a time-out only if `retryTimeouts`. */
 export function githubVerdict(failure: unknown, retryTimeouts: boolean): RetryVerdict {
   if (failure instanceof GitHubCallError) return retryTimeouts && !failure.message.includes('in all')
   const status = githubStatus(failure)
@@ -67,7 +54,7 @@ export function githubVerdict(failure: unknown, retryTimeouts: boolean): RetryVe
 type Ours = Array<{ id: number; state: PreviewState }>
 type IssueComment = { id: number; body?: string | null; user?: { login?: string } | null }
 
-class PreviewComment {
+export class StickyComment {
   readonly #options: StickyCommentOptions
   readonly #bounds: GitHubBounds
   readonly #policy: RetryPolicy
@@ -91,7 +78,6 @@ class PreviewComment {
     this.#marker = previewMarker(options.key)
   }
 
-  /** The state the comment remembers; undefined when there is no comment yet or it cannot be read. */
   async load(): Promise<PreviewState | undefined> {
     try {
       const state = await this.#find()
@@ -105,7 +91,7 @@ class PreviewComment {
     }
   }
 
-  /** Creates the comment or updates it in place. Never throws. */
+  /** Never throws. */
   async save(body: string, saveOptions?: { withinMs?: number }): Promise<void> {
     // A cancelled run has seconds left before it is killed: its comment gets no more.
     const { withinMs } = saveOptions ?? {}
@@ -140,11 +126,7 @@ class PreviewComment {
     }
   }
 
-  /**
-   * A call on this repository, through the retry engine, each attempt with its time-out; its last
-   * failure, with its attempts when it had more than one. `retryTimeouts` false for one that must
-   * not run twice.
-   */
+  /** `retryTimeouts` false for a call that must not run twice. */
   async #rest<T>(call: (github: GitHubApi) => Promise<T>, retryTimeouts = true): Promise<T> {
     let attempts = 0
     let last: unknown
@@ -189,7 +171,6 @@ class PreviewComment {
     )
   }
 
-  /** The state of the first of our comments, remembering its id; warns of others' comments when none. */
   async #find(): Promise<PreviewState | undefined> {
     const { ours, ignored, self: login } = await this.#listOurs(true)
     const first = ours[0]
@@ -206,15 +187,11 @@ class PreviewComment {
     return undefined
   }
 
-  /**
-   * This preview's comments that github-token's identity wrote, oldest first (GitHub lists comments
-   * oldest first), and how many others carry the marker. With `firstOnly`, it stops at the first.
-   */
+  /** Ours oldest first (as GitHub lists them), and how many others carry the marker. */
   async #listOurs(firstOnly: boolean): Promise<{ ours: Ours; ignored: number; self: string }> {
     const login = await this.#login()
     const ours: Ours = []
     let ignored = 0
-    // Page by page, each page a bounded call of its own.
     for (let page = 1; ; page++) {
       const data = await this.#rest((github) =>
         github.get<IssueComment[]>(`${github.repo}/issues/${this.#options.issue}/comments`, {
@@ -237,10 +214,7 @@ class PreviewComment {
     return { ours, ignored, self: login }
   }
 
-  /**
-   * github-token's login, asked once (again after a failure): a personal token's user, else (an
-   * installation token, which may not read /user) the Actions bot.
-   */
+  /** Asked once (again after a failure); an installation token, which may not read /user, is the bot. */
   #login(): Promise<string> {
     this.#identity ??= this.#rest((github) => github.get<{ login: string }>('/user')).then(
       (user) => user.login,
@@ -261,10 +235,8 @@ class PreviewComment {
   }
 
   /**
-   * After this run created its comment: another run of the same preview may have created one at the
-   * same moment (each found none, then each created one). The oldest of ours stays: a run whose comment
-   * is not the oldest writes its text there and deletes its own, so one comment is left whichever
-   * order the runs get here in. Never throws: the comment exists either way.
+   * Another run of the same preview may have created one at the same moment: the oldest of ours stays,
+   * whichever order the runs get here in. Never throws: the comment exists either way.
    */
   async #keepOldest(text: string, mine: number): Promise<void> {
     const { issue, logger } = this.#options
@@ -291,17 +263,15 @@ class PreviewComment {
   }
 }
 
-/** A GitHub call that got no answer in time (or ran out of the budget), as opposed to one GitHub refused. */
+/** No answer in time (or out of the budget), as opposed to a refusal. */
 class GitHubCallError extends Error {}
 
-/** A GitHub call that failed after retries: its last failure is the cause. */
 class RetriedCallError extends Error {}
 
 function lastFailure(error: unknown): unknown {
   return error instanceof RetriedCallError ? error.cause : error
 }
 
-/** The status GitHub answered with; undefined for a time-out or a connection error. */
 function statusOf(error: unknown): number | undefined {
   const failure = lastFailure(error)
   return failure instanceof GitHubCallError ? undefined : githubStatus(failure)

@@ -56,7 +56,7 @@ export async function run(): Promise<void> {
       }
       if (!inputs.connection.token && !inputs.dryRun) return skipWithoutToken(inputs, event)
 
-      // GitHub cancels with SIGINT, then SIGTERM; either ends the run cleanly, with its account.
+      // GitHub cancels with SIGINT, then SIGTERM.
       const cancellation = cancelOnSignals(cancelSignals())
       try {
         const key = previewKey(inputs)
@@ -98,10 +98,8 @@ async function skipWithoutToken(inputs: DeployInputs, event: RunEvent): Promise<
   if (!decision.skip) throw missingTokenError()
   actionsLogger.warning(decision.reason, { title: 'Deploy skipped' })
   const outputs = Object.fromEntries(Object.values(Output).map((name) => [name, '']))
-  const refused = await writeOutputsAndReport(
-    { ...outputs, [Output.Skipped]: 'true' },
-    skipReport(decision.reason),
-  )
+  outputs[Output.Skipped] = 'true'
+  const refused = await writeOutputsAndReport(outputs, skipReport(decision.reason))
   if (refused) throw refused
 }
 
@@ -169,7 +167,7 @@ function previewSweep(preview: Preview, signal: AbortSignal): DeploySweep | unde
   return { inputs, pullRequest, github, logger: actionsLogger, signal }
 }
 
-/** A failed deploy: the outputs known so far (a created namespace above all), the summary, the comment. */
+/** The outputs known so far (a created namespace above all), the summary, the comment. */
 async function reportFailure(
   preview: Preview,
   previous: PreviewState | undefined,
@@ -190,10 +188,7 @@ async function reportFailure(
   throw error
 }
 
-/**
- * A pull request was closed: its preview namespace gets the closed page, its domain is freed, its
- * comment says so, and its GitHub deployments are marked inactive where the token may.
- */
+/** The closed page, the domain freed, the comment, the GitHub deployments made inactive where the token may. */
 async function closeRun(preview: Preview, signal: AbortSignal): Promise<void> {
   const { inputs, event, comment, githubToken } = preview
   const pullRequest = event.pullRequest!
@@ -212,21 +207,15 @@ async function closeRun(preview: Preview, signal: AbortSignal): Promise<void> {
   })
   const refused = await writeOutputsAndReport(closeOutputs(result), closeReport(result))
   const { namespace } = result
-  if (namespace) {
-    const ending = {
-      kind: 'closed',
-      result: { ...result, namespace },
-      pullRequest: pullRequest.number,
-    } as const
-    await saveComment(preview, ending, previous)
-  }
-  if (githubToken && event.repository)
-    await retireDeployments({
-      token: githubToken,
-      repository: event.repository,
-      pullRequest,
-      logger: actionsLogger,
-    })
+  if (namespace)
+    await saveComment(
+      preview,
+      { kind: 'closed', result: { ...result, namespace }, pullRequest: pullRequest.number },
+      previous,
+    )
+  const { repository } = event
+  if (githubToken && repository)
+    await retireDeployments({ token: githubToken, repository, pullRequest, logger: actionsLogger })
   if (refused) throw refused
 }
 

@@ -3,7 +3,6 @@ import { UsageError, errorMessage } from '../api/errors.ts'
 import { Input } from '../inputs/constants.ts'
 import type { BuildHead } from './github.ts'
 
-/** What the action needs to know about the event that started the run. */
 export interface RunEvent {
   name: string
   /** owner/repo */
@@ -16,16 +15,15 @@ export interface RunEvent {
   pullRequest: PullRequestInfo | undefined
 }
 
-export interface PullRequestInfo {
+interface PullRequestInfo {
   number: number
   headSha: string | undefined
-  /** The head branch's name, the ref GitHub's deployments of the pull request carry. */
+  /** The ref GitHub's deployments of the pull request carry. */
   headRef?: string
-  /** The event closed the pull request (merged or not): its preview is retired, not deployed. */
   closed?: boolean
-  /** The head branch lives in another repository: secrets are not given to the run. */
+  /** Secrets are not given to the run. */
   fromFork: boolean
-  /** On workflow_run: where the build ran, to check the pull-request input names its pull request. */
+  /** On workflow_run: to check that the pull-request input names its pull request. */
   build?: BuildHead
 }
 
@@ -90,47 +88,35 @@ export function readEvent(env: NodeJS.ProcessEnv, payload: unknown, pullRequestI
   return { name, repository, repositoryUrl, runUrl, ref, pullRequest }
 }
 
-/** The event's payload, and what is wrong with the event file when it could not be read. */
-export interface EventFile {
+interface EventFile {
   payload: unknown
-  /** "is not JSON (…)": said of the file; its cause the parser's or the file system's error. */
+  /** "is not JSON (…)", said of the file. */
   problem?: Error
 }
 
-/**
- * The event payload, read as @actions/github's context reads it, without loading Octokit: no file is
- * no payload (a local run); a file that cannot be read or is not JSON is a problem said only when the
- * run needs its payload (checkPullRequestRead).
- */
+/** As @actions/github reads it, without Octokit; a problem is said only when the run needs the payload. */
 export function readEventFile(env: NodeJS.ProcessEnv): EventFile {
   const file = env.GITHUB_EVENT_PATH
   if (!file) return { payload: undefined }
+  const problem = (what: string, error: unknown) => ({
+    payload: undefined,
+    problem: new Error(`${what} (${errorMessage(error)})`, { cause: error }),
+  })
   let json: string
   try {
     json = readFileSync(file, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { payload: undefined }
-    return {
-      payload: undefined,
-      problem: new Error(`could not be read (${errorMessage(error)})`, { cause: error }),
-    }
+    return problem('could not be read', error)
   }
   try {
     return { payload: JSON.parse(json) as unknown }
   } catch (error) {
-    return {
-      payload: undefined,
-      problem: new Error(`is not JSON (${errorMessage(error)})`, { cause: error }),
-    }
+    return problem('is not JSON', error)
   }
 }
 
-/**
- * A deploy on a pull request event whose event file names no pull request (missing, unreadable, not
- * its JSON) fails: deployed as a push, a closed pull request's preview would get the build instead of
- * being retired, and no comment would be kept. So does a workflow_run deploying a pull request whose
- * event file is unreadable: the build's head it is checked against is in that file.
- */
+/** Deployed as a push, a closed pull request's preview would get the build instead of being retired. */
 export function checkPullRequestRead(event: RunEvent, env: NodeJS.ProcessEnv, problem?: Error): void {
   const file = `its event file (GITHUB_EVENT_PATH: ${env.GITHUB_EVENT_PATH || 'not set'})`
   const { pullRequest } = event
@@ -150,7 +136,6 @@ export function checkPullRequestRead(event: RunEvent, env: NodeJS.ProcessEnv, pr
   )
 }
 
-/** With an empty token: `fail`, or a reason to skip the deploy (shown as a warning). */
 export function whenNoToken(
   policy: 'auto' | 'fail' | 'skip',
   event: RunEvent,

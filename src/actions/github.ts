@@ -1,6 +1,4 @@
-// The actions' calls to GitHub, each in bounded time through the core's client (githubCall): the guard
-// against an older build, the check of a workflow_run's pull request, and the retirement of a closed
-// preview's GitHub deployments. The API is GITHUB_API_URL, as the runner sets it.
+// The actions' calls to GitHub, each in bounded time through githubCall, at GITHUB_API_URL.
 
 import type { Dispatcher } from 'undici'
 import { UsageError } from '../api/errors.ts'
@@ -24,11 +22,7 @@ export function actionsGitHub(
 
 const STATUSES: readonly string[] = ['ahead', 'behind', 'diverged', 'identical'] satisfies CommitStatus[]
 
-/**
- * GET /repos/{owner}/{repo}/compare/{base}...{head}: its `status`. A commit GitHub does not have (404)
- * or cannot compare (422) is undefined: the guard then publishes, saying so, as it does when the
- * comparison fails.
- */
+/** A commit GitHub does not have (404) or cannot compare (422) is undefined: the guard publishes, saying so. */
 export function githubCompareCommits(options: { token: string; repository: string }): CompareCommits {
   return (base, head) =>
     githubCall(
@@ -47,17 +41,15 @@ export function githubCompareCommits(options: { token: string; repository: strin
 
 type PullHead = { ref: string; repo: { full_name: string } | null }
 
-/** Where a workflow_run's build ran: the head repository (owner/repo) and branch of its event. */
+/** Where a workflow_run's build ran. */
 export interface BuildHead {
   repository: string | undefined
   branch: string | undefined
 }
 
 /**
- * Checks that pull request `number` of `repository` is the one the workflow_run's build ran for (the
- * same head repository and branch, as GitHub itself matches runs to pull requests). The build hands the
- * number over, and a fork's build runs the fork's code: it could name another pull request, whose
- * preview and comment this run would then take over.
+ * The same head repository and branch, as GitHub matches runs to pull requests: a fork's build hands
+ * the number over, and could name another pull request, whose preview this run would then take over.
  */
 export async function checkPullRequest(options: {
   token: string
@@ -92,10 +84,8 @@ export async function checkPullRequest(options: {
 }
 
 /**
- * Marks the pull request's GitHub deployments inactive, so GitHub's deployment view no longer offers
- * a closed preview. GitHub made them for the jobs that declared `environment:`, on the pull request's
- * head branch or its merge ref. Never throws: a refusal (the token lacks `deployments: write`) or a
- * GitHub failure is a warning, and the preview is closed all the same.
+ * So that GitHub's deployment view no longer offers a closed preview. GitHub made them for the jobs that
+ * declared `environment:`, on the head branch or the merge ref. Never throws: a failure is a warning.
  */
 export async function retireDeployments(options: {
   token: string
@@ -105,16 +95,13 @@ export async function retireDeployments(options: {
 }): Promise<number> {
   const { number, headRef } = options.pullRequest
   const refs = new Set([headRef, `refs/pull/${number}/merge`].filter((ref): ref is string => !!ref))
-  // The budget of all the calls together: the closing run ends in bounded time whatever GitHub does.
   return githubCall(
     actionsGitHub(options),
     async (github) => {
       let retired = 0
       for (const ref of refs) {
-        const deployments = await github.get<Array<{ id: number }>>(`${github.repo}/deployments`, {
-          ref,
-          per_page: 100,
-        })
+        const query = { ref, per_page: 100 }
+        const deployments = await github.get<Array<{ id: number }>>(`${github.repo}/deployments`, query)
         for (const { id } of deployments) {
           const statuses = `${github.repo}/deployments/${id}/statuses`
           const [latest] = await github.get<Array<{ state?: string }>>(statuses, { per_page: 1 })

@@ -1,5 +1,5 @@
-// What a preview's sticky comment says after a run: one function of how the run ended (deployed,
-// failed or cancelled, closed), so the three endings cannot drift apart.
+// What a preview's sticky comment says after a run: one function of how it ended, so the endings
+// cannot drift apart.
 
 import { errorMessage } from '../api/errors.ts'
 import { isCancelled } from '../common/cancel.ts'
@@ -22,20 +22,19 @@ export type RunEnding =
   /** Retired: its pull request closed (the default reason), too old, or past the cap. */
   | { kind: 'closed'; result: ClosedPreview; pullRequest: number; reason?: RetireReason }
 
-/** A close that found the preview's namespace. */
 type ClosedPreview = CloseResult & { namespace: NonNullable<CloseResult['namespace']> }
 
-export interface PreviewRecord {
+interface PreviewRecord {
   state: PreviewState
-  /** Markdown: our own words, ids the answers' shapes checked, and escaped text from outside. */
+  /** Markdown: our own words, checked ids, and escaped text from outside. */
   status: string
 }
 
-export interface RecordContext {
+interface RecordContext {
   key: string
   previous: PreviewState | undefined
   namespaceNameId: string | undefined
-  /** The commit the pull request's head is at. */
+  /** The pull request's head. */
   commit: string | undefined
 }
 
@@ -50,7 +49,6 @@ export function previewRecord(ending: RunEnding, context: RecordContext): Previe
   }
 }
 
-/** The comment after a run (without its marker): its record, titled by the preview's name. */
 export function commentAfter(
   ending: RunEnding,
   context: RecordContext & { name: string; runUrl?: string; repositoryUrl?: string },
@@ -87,7 +85,6 @@ function deployedSentence(result: DeployResult): string {
     .join('\n')
 }
 
-/** Seen live (when, what was checked), not checked, or not seen live (what the host served instead). */
 function liveSentence(result: DeployResult): string {
   const seen = result.verification
   if (!seen) return `It is published at the preview link below (not checked: ${Input.Verify} is false).`
@@ -98,7 +95,6 @@ function liveSentence(result: DeployResult): string {
   return `⚠️ It was not seen live: ${markdownText(notLiveAccount(seen))}.`
 }
 
-/** The smoke test, when it ran: the game started in the browser, or why not. */
 function smokeMarkdown(result: DeployResult): string {
   const { smoke } = result
   if (!smoke) return ''
@@ -136,15 +132,11 @@ function closedRecord(
   for (const field of ['domain', 'domainStatus', 'cnameTarget'] as const) delete state[field]
   if (result.url && result.versionId) Object.assign(state, { url: result.url, versionId: result.versionId })
   const freed = result.domainRemoved ? `, and ${markdownText(result.domainRemoved)} was freed` : ''
-  if (!reason || reason.kind === 'closed')
-    return {
-      state,
-      status: `🔒 Pull request #${pullRequest} was closed: the preview no longer serves its build${freed}.`,
-    }
-  return {
-    state,
-    status: `🔒 The preview was retired: ${markdownText(retiredBecause(reason, pullRequest))}. It no longer serves its build${freed}. ${BRING_BACK}`,
-  }
+  const status =
+    !reason || reason.kind === 'closed'
+      ? `🔒 Pull request #${pullRequest} was closed: the preview no longer serves its build${freed}.`
+      : `🔒 The preview was retired: ${markdownText(retiredBecause(reason, pullRequest))}. It no longer serves its build${freed}. ${BRING_BACK}`
+  return { state, status }
 }
 
 function stateAfter(result: DeployResult, context: RecordContext): PreviewState {
@@ -179,10 +171,7 @@ function stateAfter(result: DeployResult, context: RecordContext): PreviewState 
   })
 }
 
-/**
- * The sizes compared with compare-with's namespace, as Markdown: a line and a table of at most
- * SIZE_ROWS_SHOWN rows and one for the others. The file names come from the builds (a fork's among them): shown as code.
- */
+/** The file names come from the builds (a fork's among them): shown as code. */
 export function sizeMarkdown(change: SizeChange): string {
   const commit = change.baseCommit ? ` (${markdownCode(change.baseCommit.slice(0, 7))})` : ''
   const lines = [

@@ -6,10 +6,8 @@ import type { Site, Target } from '../inputs/deploy.ts'
 import { privateNote } from '../deploy/target/private.ts'
 
 /**
- * What a preview's sticky comment remembers between runs of one pull request: the last site and its
- * digest, so a re-run can skip an unchanged build. The namespace and domain are shown, never used:
- * which namespace a run deploys to is always read from the service. Kept in the comment as
- * base64url JSON in an HTML comment.
+ * What a preview's sticky comment remembers between runs, so a re-run can skip an unchanged build. The
+ * namespace and domain are shown, never used: the namespace a run deploys to is read from the service.
  */
 export interface PreviewState extends Partial<CompletedSite & PublishedVersion> {
   key: string
@@ -18,7 +16,6 @@ export interface PreviewState extends Partial<CompletedSite & PublishedVersion> 
   domain?: string
 }
 
-/** The last completed site, its name, and the digest of its files. */
 interface CompletedSite {
   siteId: string
   siteName?: string
@@ -29,16 +26,13 @@ interface CompletedSite {
   commit?: string
 }
 
-/**
- * The version made for the last site and published to the namespace, where it is served, the domain's
- * state (`active`, `pending`, ...) and its CNAME record's target, and the user whose password the
- * preview's hosts ask for (absent when it is public).
- */
 interface PublishedVersion {
   versionId: string
   url?: string
+  /** `active`, `pending`, ... */
   domainStatus?: string
   cnameTarget?: string
+  /** Absent when the preview is public. */
   privateUser?: string
 }
 
@@ -46,10 +40,8 @@ interface PublishedVersion {
 const STATE = /<!-- gamehost-state ([A-Za-z0-9_-]+) -->\s*$/
 
 /**
- * One comment per target and namespace (or explicit site name without a namespace): `namespace:pr-1
- * game:<game-id> api:<api-url>`. Two runs for one pull request that deploy to another game or through
- * another service (a matrix over games, a staging service) keep a comment each, and never take each
- * other's site for their own.
+ * `namespace:pr-1 game:<game-id> api:<api-url>`: runs for one pull request that deploy to another game
+ * or service (a matrix over games) keep a comment each, and never take each other's site for their own.
  */
 export function previewKey(inputs: {
   connection: Pick<Connection, 'apiUrl' | 'gameId'>
@@ -68,7 +60,6 @@ export function previewKey(inputs: {
   return `${scope} game:${connection.gameId.toLowerCase()} api:${canonicalUrl(connection.apiUrl)}`
 }
 
-/** The URL as the same service is always named: host lowercased, no trailing slash. */
 function canonicalUrl(url: string): string {
   try {
     return new URL(url).href.replace(/\/+$/, '')
@@ -85,7 +76,6 @@ export function stateComment(state: PreviewState): string {
   return `<!-- gamehost-state ${Buffer.from(JSON.stringify(state)).toString('base64url')} -->`
 }
 
-/** The state in a comment body, when the body is this preview's comment (it starts with its marker). */
 export function readState(body: string, key: string): PreviewState | undefined {
   if (!body.startsWith(previewMarker(key))) return undefined
   const encoded = STATE.exec(body)?.[1]
@@ -98,7 +88,6 @@ export function readState(body: string, key: string): PreviewState | undefined {
   }
 }
 
-/** The state a run leaves: its namespace, and its site when one completed (else the earlier one). */
 export function nextState(
   key: string,
   previous: PreviewState | undefined,
@@ -126,7 +115,7 @@ export function nextState(
 export interface CommentView {
   /** Text: shown as it is, never read as Markdown. */
   title: string
-  /** Markdown: what it holds from outside (an error message, an id) the caller escapes (untrusted.ts). */
+  /** Markdown: what it holds from outside the caller escapes (untrusted.ts). */
   status: string
   state: PreviewState
   namespaceNameId?: string
@@ -137,10 +126,8 @@ export interface CommentView {
 }
 
 /**
- * The markdown of the sticky comment (without its marker). Every value is shown as code or escaped
- * text (untrusted.ts), and linked only when it has the plain form of what it is (a URL of a host, a
- * domain, a commit sha): an id, a name or a URL from outside with backticks, brackets or HTML in it
- * makes no link, image or mention, and cannot end its cell or the table.
+ * Every value is code or escaped text, and linked only in the plain form of what it is (a host's URL, a
+ * domain, a sha): a value from outside makes no link, image or mention, and cannot end its cell.
  */
 export function renderComment(view: CommentView): string {
   const { state } = view
@@ -195,17 +182,10 @@ export function renderComment(view: CommentView): string {
   return head + boundedStatus(view.status, COMMENT_BODY_MAX - head.length - tail.length) + '\n' + tail
 }
 
-/**
- * GitHub refuses a comment over 65,536 characters. The body stays under this; the rest is the
- * marker comment.ts puts before it (its key names the namespace, the game and api-url).
- */
-export const COMMENT_BODY_MAX = 60_000
+/** GitHub refuses a comment over 65,536 characters; the rest is for the marker (comment.ts). */
+const COMMENT_BODY_MAX = 60_000
 
-/**
- * The status in at most `room` characters: its first lines while they fit, then a line saying how
- * much was left out. Cut between lines only: a line cut inside its code span would leave the rest of
- * it read as Markdown.
- */
+/** Cut between lines only: a line cut inside its code span would leave the rest of it read as Markdown. */
 function boundedStatus(status: string, room: number): string {
   if (status.length <= room) return status
   const note = (left: number) =>
@@ -221,7 +201,7 @@ function boundedStatus(status: string, room: number): string {
   return [...kept, '', note(status.length - used)].join('\n')
 }
 
-/** A domain that is not active (or whose state is unknown): what it needs, never a link that serves nothing. */
+/** Never a link that serves nothing. */
 function pendingDomain(state: PreviewState, domain: string, link: (domain: string) => string): string {
   if (state.domainStatus === undefined) return link(domain)
   if (state.domainStatus === 'pending') {
@@ -231,10 +211,8 @@ function pendingDomain(state: PreviewState, domain: string, link: (domain: strin
   return `${markdownCode(domain)} ${markdownText(state.domainStatus)}: it does not serve the build`
 }
 
-/** A URL that is safe as a Markdown link: a scheme, a host name, a port, nothing else. */
 const PLAIN_URL = /^https?:\/\/[a-z0-9.-]+(:\d+)?\/$/
 
-/** A URL safe as a link target: a scheme, a host, a port, a path of plain characters. */
 const PLAIN_LINK = /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9._~/-]*)?$/
 
 const SHA = /^[0-9a-f]{7,64}$/i

@@ -1,7 +1,5 @@
-// Entry of the sweep action (sweep/action.yml): exports run(), which the bundle's index (dist/sweep/index.js,
-// made by scripts/package.ts) calls. Nothing runs at import, so `@github/local-action` can run it too.
-// GitHub is asked here (retired.ts): which pull requests are open, and, for each preview retired, what
-// the `closed` run does on GitHub (the sticky comment, the deployments made inactive).
+// Each action's entry exports run(), which its bundle's index calls (scripts/package.ts): nothing runs
+// at import, so `@github/local-action` can run it too.
 import { UsageError } from '../api/errors.ts'
 import { sweepOperation } from '../operations/sweep.ts'
 import { operationAction } from './action.ts'

@@ -1,5 +1,4 @@
-// What a subcommand of the CLI is (its flags, help and run) and what every one shares: the reading of
-// its flags as the action reads its inputs, the token's absence, Ctrl-C.
+// What a subcommand of the CLI is, and what every one shares: its flags read as inputs, Ctrl-C.
 
 import { UsageError } from '../api/errors.ts'
 import { cancelOnSignals, cancelSignals } from '../common/cancel.ts'
@@ -20,10 +19,10 @@ export interface RunIO {
   interactive: boolean
 }
 
-/** What a run came to: its outputs and report, and the failure when it failed after doing something. */
 export interface Outcome {
   outputs: Record<string, OutputValue>
   report: Report | undefined
+  /** A failure after something was done. */
   failure?: unknown
 }
 
@@ -31,7 +30,6 @@ export interface Command {
   name: string
   /** One line in `gamehost --help`. */
   summary: string
-  /** What `gamehost <command> --help` says it does. */
   description: string
   flags: Flag[]
   examples: string[]
@@ -48,7 +46,6 @@ export const OUTPUT_FLAGS: Flag[] = (
   ] as const
 ).map(([name, help]) => ({ name, type: 'boolean', help, group: 'output' }))
 
-/** A value as a shell word: quoted when it holds anything a shell would read otherwise. */
 const shellWord = (value: string) =>
   /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`
 
@@ -66,7 +63,7 @@ export const FLAG_NAMING: InputNaming = {
   },
 }
 
-/** Reads an input by name from the flags: lists joined by lines, booleans as text, the env's when not given. */
+/** Lists joined by lines, booleans as text, the env's when not given. */
 export function flagReader(flags: Flags): GetInput {
   return (name) => {
     const value = flags[name]
@@ -80,13 +77,12 @@ export function missingToken(): UsageError {
   return new UsageError(`no token: set the ${TOKEN_ENV} environment variable (or pass --${Input.Token})`)
 }
 
-/** `body`, which Ctrl-C cancels; `stopped` throws its failure or makes it the outcome of a run that did something. */
+/** `stopped` throws the failure, or makes it the outcome of a run that did something. */
 export async function cancellable(
   io: RunIO,
   body: (signal: AbortSignal) => Promise<Outcome>,
   stopped: (error: unknown) => Outcome,
 ): Promise<Outcome> {
-  // Ctrl-C (or SIGTERM) ends the run cleanly, saying what it did; a second Ctrl-C quits at once.
   const cancellation = cancelOnSignals(cancelSignals(), () => {
     io.logger.close()
     write('stderr', 'gamehost: quit at once\n')

@@ -1,5 +1,4 @@
-// The CLI's subcommands: one per action, driving the same core (deploy.ts and the operations), and the
-// close of a preview. Their flags are the action's inputs, from the table of inputs.
+// The CLI's subcommands: one per action, driving the same core, and the close of a preview.
 
 import { execFileSync } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -279,16 +278,15 @@ const SWEEP: Command = {
 /** What the CLI asks GitHub for a sweep: which pull requests are open (GITHUB_API_URL, default api.github.com). */
 function cliGitHub(token: string, repository: string, dispatcher: Dispatcher): SweepGitHub {
   const apiUrl = process.env.GITHUB_API_URL
+  const options = (signal: AbortSignal) => ({ token, repository, apiUrl, dispatcher, signal })
   return {
-    pullRequest: (number, signal) =>
-      readPullRequestState({ token, repository, apiUrl, dispatcher, signal }, number),
-    openPullRequests: (signal) => listOpenPullRequests({ token, repository, apiUrl, dispatcher, signal }),
+    pullRequest: (number, signal) => readPullRequestState(options(signal), number),
+    openPullRequests: (signal) => listOpenPullRequests(options(signal)),
   }
 }
 
 export const COMMANDS: Command[] = [DEPLOY, SERVERS, LOBBY_LOGS, AVATARS, VALIDATE, PUBLISH, CLOSE, SWEEP]
 
-/** A subcommand that runs an operation: the same read, run, outputs and report as its action. */
 function operationCommand<I extends Connection, R>(
   operation: Operation<I, R>,
   spec: { summary: string; description: string; examples: string[] },
@@ -322,7 +320,7 @@ async function runOperationCommand<I extends Connection, R>(
   )
 }
 
-/** A run stopped midway (`stopped`): its failure, with nothing to report; anything else is thrown. */
+/** A run stopped midway: its failure, with nothing to report; anything else is thrown. */
 function stoppedOutcome(error: unknown, stopped: boolean): Outcome {
   if (!stopped) throw error
   return { outputs: {}, report: undefined, failure: error }

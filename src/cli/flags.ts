@@ -1,9 +1,6 @@
-// The CLI's flags that are inputs: each subcommand's, from the table of inputs, with the group --help
-// lists it in (the README's: required, common, advanced).
-
 import { ADVANCED_DEPLOY_INPUTS, INPUTS, type CommandName, type FlagSpec } from '../inputs/table.ts'
 
-/** A flag of the CLI: an input's, or one of the CLI's own. */
+/** An input's, or one of the CLI's own. */
 export interface Flag {
   name: string
   type: FlagSpec['type']
@@ -16,7 +13,6 @@ export interface Flag {
 
 export type FlagGroup = 'required' | 'common' | 'advanced' | 'output'
 
-/** The flags of a subcommand that are inputs, in the order of the table. */
 export function flagsOf(command: CommandName): Flag[] {
   // The close of a preview is a part of the deploy action: its flags are grouped as the deploy's.
   const action = command === 'close' ? 'deploy' : command

@@ -1,6 +1,5 @@
-// The CLI's --help: the flags grouped as the README groups the inputs (required, common, advanced,
-// from the table of inputs), then the CLI's own; every line wrapped to the terminal's width (80
-// columns when standard output is not a terminal), examples continued with ` \` as a shell reads them.
+// The CLI's --help: the flags grouped as the README groups the inputs, then the CLI's own; lines wrapped
+// to the terminal's width, examples continued with ` \` as a shell reads them.
 
 import { TOKEN_ENV } from '../inputs/constants.ts'
 import { API_URL_ENV, GAME_ID_ENV } from '../inputs/table.ts'
@@ -10,7 +9,7 @@ import type { Command } from './command.ts'
 const DEFAULT_WIDTH = 80
 /** Below this, a terminal's width is not followed: nothing readable fits. */
 const MIN_WIDTH = 40
-/** The longest flag label beside which its help starts; a longer one has its help on the next line. */
+/** A longer flag label has its help on the next line. */
 const LABEL_MAX = 30
 
 const GROUP_TITLES: Record<FlagGroup, string> = {
@@ -26,10 +25,7 @@ export function helpWidth(stream: { isTTY?: boolean; columns?: number } = proces
   return stream.isTTY && stream.columns ? Math.max(stream.columns, MIN_WIDTH) : DEFAULT_WIDTH
 }
 
-/**
- * `text` as lines of at most `width` columns, broken between words; the first line starts with
- * `first`, the others with `rest` (an indent). A word longer than a line is cut.
- */
+/** Broken between words; a word longer than a line is cut. */
 export function wrap(text: string, width: number, first = '', rest = first): string[] {
   const lines: string[] = []
   let line = first
@@ -53,10 +49,9 @@ export function wrap(text: string, width: number, first = '', rest = first): str
   return lines
 }
 
-/** A command line as a shell reads it, broken with ` \` and indented; quoted words kept whole. */
+/** Quoted words and a flag with its value kept whole. */
 export function wrapCommand(command: string, width: number, indent = '  '): string[] {
   const tokens = command.match(/'[^']*'|\S+/g) ?? []
-  // A flag and its value stay on one line.
   const words = tokens.reduce<string[]>((kept, token) => {
     const last = kept[kept.length - 1]
     if (last?.startsWith('--') && !last.includes(' ') && !token.startsWith('-'))
@@ -81,13 +76,11 @@ export function wrapCommand(command: string, width: number, indent = '  '): stri
 
 function label(f: Flag): string {
   if (f.name === 'help') return '-h, --help'
-  // Booleans that default to true are turned off with --no-<name>.
   const name = f.negatable ? `[no-]${f.name}` : f.name
   return `--${name}${f.value ? ` <${f.value}>` : ''}${f.type === 'list' ? ' ...' : ''}`
 }
 
 export function commandHelp(command: Command, width = DEFAULT_WIDTH): string {
-  // One column for the help of every group's flags.
   const column = Math.min(Math.max(...command.flags.map((f) => label(f).length)), LABEL_MAX) + 4
   const groups = (Object.keys(GROUP_TITLES) as FlagGroup[]).flatMap((group) => {
     const flags = command.flags.filter((f) => f.group === group)

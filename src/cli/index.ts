@@ -1,8 +1,6 @@
 #!/usr/bin/env node
-// gamehost: the command-line client, for CI systems other than GitHub Actions and for laptops. Each
-// subcommand drives the same core as the action of the same name (commands.ts); its flags are the
-// action's input names, and its messages name them as flags (`--namespace staging`). Exit codes: 0
-// success, 1 failure (of the service or of what it holds), 2 bad usage.
+// gamehost: the command-line client. Each subcommand drives the same core as the action of its name,
+// and its messages name the inputs as flags (`--namespace staging`).
 
 import './node-version.ts'
 import { parseArgs } from 'node:util'
@@ -36,7 +34,7 @@ const VERSION = { name: 'version', summary: "Print gamehost's version (also -v, 
 const HELP_WORDS = new Set(['help', '--help', '-h'])
 const VERSION_WORDS = new Set(['version', '--version', '-v', '-V'])
 
-/** Runs the CLI with its arguments; resolves with the exit code (undefined: the emulator runs on). */
+/** Undefined: the emulator runs on. */
 export async function main(args: string[]): Promise<number | undefined> {
   nameInputsAs(FLAG_NAMING)
   // Every text written from here on is redacted: the run's secrets are registered once its flags are read.
@@ -71,13 +69,12 @@ export async function main(args: string[]): Promise<number | undefined> {
   return runCommand(command, json && !rest.includes('--json') ? [...rest, '--json'] : rest)
 }
 
-/** The command's name, past any --json before it (`gamehost --json deploy`), and its arguments. */
+/** Past any --json before it (`gamehost --json deploy`). */
 function commandWord(args: string[]): { name: string | undefined; rest: string[] } {
   const at = args.findIndex((arg) => arg !== '--json')
   return at === -1 ? { name: undefined, rest: [] } : { name: args[at], rest: args.slice(at + 1) }
 }
 
-/** A line naming what was wrong and where --help is, and with --json the error as the document. */
 function usageError(message: string, json: boolean): number {
   write('stderr', `gamehost: ${message}\nRun 'gamehost --help' for the commands.\n`)
   if (json) printJson({}, new UsageError(message))
@@ -127,7 +124,7 @@ const PARSED_AS = {
 } as const
 const HELP_OPTION = { type: 'boolean', short: 'h' } as const
 
-/** The flags, as the command's table of flags types them; an unknown one is named with the nearest known. */
+/** An unknown flag is named with the nearest known. */
 function parseFlags(command: Command, args: string[]): Flags {
   const options = Object.fromEntries(
     command.flags.map((f) => [f.name, f.name === 'help' ? HELP_OPTION : PARSED_AS[f.type]]),

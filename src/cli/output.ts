@@ -1,5 +1,4 @@
-// Everything the CLI prints goes through `write`: standard output for the result (a report, or one JSON
-// document with --json), standard error for the log and the errors. One place to wrap what is printed.
+// Everything the CLI prints goes through `write`: the result on stdout, the log and errors on stderr.
 
 import {
   NetworkError,
@@ -36,7 +35,6 @@ export const EXIT_USAGE = 2
 /** What a shell reports for a program ended by Ctrl-C (128 + SIGINT). */
 export const EXIT_CANCELLED = 130
 
-/** 2 for bad usage only; 1 for a failure of the service or of what it holds; 130 when cancelled. */
 export function exitCodeOf(error: unknown): number {
   const cause = error instanceof OperationStoppedError ? error.cause : error
   if (isCancelled(cause)) return EXIT_CANCELLED
@@ -56,10 +54,6 @@ function errorCode(error: unknown): string {
   return 'FAILED'
 }
 
-/**
- * The result on standard output: with --json one document, the outputs known and, on a failure, the
- * error's code and message beside them; else the report as text.
- */
 export function print(
   io: { logger: TerminalLogger; json: boolean },
   outputs: Record<string, OutputValue>,

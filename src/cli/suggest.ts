@@ -19,10 +19,7 @@ function distance(a: string, b: string): number {
 /** Case and the separator do not count: `Site_Name` is `site-name`. */
 const normal = (word: string) => word.toLowerCase().replace(/_/g, '-')
 
-/**
- * The known name nearest to `word`, when it is near enough to be what was meant: at most a third of
- * its letters (and at least one) to change; undefined when none is, or two are equally near.
- */
+/** Near enough: at most a third of its letters (and at least one) to change; none when two are equally near. */
 export function nearest(word: string, known: readonly string[]): string | undefined {
   const typed = normal(word)
   let best: string | undefined
@@ -37,7 +34,6 @@ export function nearest(word: string, known: readonly string[]): string | undefi
   return best !== undefined && bestDistance <= allowed && !tie ? best : undefined
 }
 
-/** ` Did you mean deploy?`, or nothing. */
 export function didYouMean(word: string, known: readonly string[], show = (name: string) => name): string {
   const found = nearest(word, known)
   return found === undefined ? '' : ` Did you mean ${show(found)}?`

@@ -1,5 +1,4 @@
-// The CLI's logger: plain lines for a CI log or a pipe; on a terminal, a live status line under the
-// log with a spinner, the phase's elapsed time and the upload's progress.
+// The CLI's logger: plain lines for a CI log or a pipe; on a terminal, a live status line under the log.
 
 import { formatSeconds } from '../common/format.ts'
 import type { AnnotationProperties, Logger } from '../common/logger.ts'
@@ -11,28 +10,22 @@ export interface TerminalStream {
   columns?: number
 }
 
-export interface TerminalOptions {
+interface TerminalOptions {
   stream: TerminalStream
-  /** A terminal: redraw a status line in place. Default stream.isTTY. */
+  /** Default stream.isTTY. */
   interactive?: boolean
-  /** ANSI colours. Default: interactive and NO_COLOR unset. */
+  /** Default: interactive and NO_COLOR unset. */
   color?: boolean
   verbose?: boolean
-  /** Milliseconds between redraws of the status line. */
   frameMs?: number
   now?: () => number
 }
 
 export interface TerminalLogger extends Logger {
-  /** Clears the status line and stops its timer. */
   close(): void
 }
 
-/**
- * The periodic line of the upload (progress.ts): `Uploaded files n/N, x/y, rate, ETA`. On a terminal it
- * updates the status line instead of adding a line; the latest one goes into the log when another
- * line follows or the phase ends.
- */
+/** The upload's periodic line (progress.ts): on a terminal it updates the status line instead. */
 const PROGRESS_LINE = /^Uploaded files \d+\/\d+, /
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
@@ -59,7 +52,6 @@ export function terminalLogger(options: TerminalOptions): TerminalLogger {
     if (shown) stream.write('\r\x1b[2K')
     shown = false
   }
-  // The status line: the phase beside a spinner, redrawn in place.
   const drawStatus = () => {
     if (!interactive || !phase) return
     const status = statusText(phase, now(), stream.columns)
@@ -74,7 +66,6 @@ export function terminalLogger(options: TerminalOptions): TerminalLogger {
   const write = (text: string) => stream.write(text.replace(/^/gm, '  '.repeat(depth)) + '\n')
   const line = (text: string) => {
     clearStatus()
-    // The progress shown in the status line goes into the log before the line that follows it.
     if (phase?.progress) {
       write(phase.progress)
       phase.progress = undefined
@@ -83,8 +74,8 @@ export function terminalLogger(options: TerminalOptions): TerminalLogger {
     drawStatus()
   }
 
-  // Every message, title and group name is one inert line (visible()): no text, whatever its origin,
-  // can move the cursor, colour the terminal, or start a workflow command in a CI log that reads this.
+  // Every text passes visible(): none can move the cursor, colour the terminal, or start a workflow
+  // command in a CI log that reads this.
   return {
     info(message) {
       const text = visible(message)
@@ -123,7 +114,7 @@ export function terminalLogger(options: TerminalOptions): TerminalLogger {
   }
 }
 
-/** The phase, its seconds and progress, cut to the terminal's width so that it never wraps. */
+/** Cut to the terminal's width so that it never wraps. */
 function statusText(phase: Phase, now: number, columns: number | undefined): string {
   const detail = phase.progress ? ` · ${phase.progress.replace(/^Uploaded /, '')}` : ''
   const status = `${phase.name} ${formatSeconds(now - phase.started)}${detail}`

@@ -1,5 +1,3 @@
-// The avatars operation: the game's custom avatars, complete or still uploading.
-
 import type { CustomAvatarSummary } from '../api/types.ts'
 import { readRequiredConnection, type Connection } from '../inputs/common.ts'
 import { ActionName, AvatarsOutput } from '../inputs/constants.ts'
@@ -7,9 +5,8 @@ import { formatBytes } from '../common/format.ts'
 import type { Operation } from './operation.ts'
 import { table, text, type ReportBlock } from '../common/report.ts'
 
-export interface AvatarsResult {
+interface AvatarsResult {
   avatars: CustomAvatarSummary[]
-  /** Avatars whose upload is complete (only these have a url). */
   completeCount: number
 }
 

@@ -1,8 +1,5 @@
-// GitHub's REST API, for both faces: what the actions ask (the sticky comment, the commits compared, a
-// workflow_run's pull request, the deployments retired) and what both ask for the sweep (whether a pull
-// request is open). A plain client on undici: the token, the API's base URL (GITHUB_API_URL on a
-// runner), the face's connection pool (the run's proxy rules), a timer of its own per call, redirects
-// followed, and every body and query redacted before it is sent: the last writer of what goes to GitHub.
+// GitHub's REST API for both faces, on undici: a timer of its own per call, redirects followed, and every
+// body and query redacted before it is sent (the last writer of what goes to GitHub).
 
 import { STATUS_CODES } from 'node:http'
 import { interceptors, request, type Dispatcher } from 'undici'
@@ -24,10 +21,8 @@ export interface GitHubOptions {
   token: string
   /** `owner/name`. */
   repository: string
-  /** GitHub's REST API; default api.github.com. */
   apiUrl?: string | undefined
   dispatcher: Dispatcher
-  /** Default GITHUB_CALL_TIMEOUT_MS: a hung call never holds the run. */
   timeoutMs?: number
   signal?: AbortSignal
 }
@@ -56,7 +51,6 @@ export class GitHubConnectionError extends Error {
   }
 }
 
-/** The status GitHub answered with; undefined when it gave no answer. */
 export function githubStatus(error: unknown): number | undefined {
   return error instanceof GitHubAnswerError ? error.status : undefined
 }
@@ -65,7 +59,7 @@ type Query = Record<string, string | number>
 
 /** One call's requests: paths from the API's root (`/repos/owner/name/...`, `/user`). */
 export interface GitHubApi {
-  /** `/repos/owner/name`, the path of the call's repository. */
+  /** `/repos/owner/name` */
   readonly repo: string
   get<T>(path: string, query?: Query): Promise<T>
   post<T>(path: string, body: object): Promise<T>
@@ -73,10 +67,7 @@ export interface GitHubApi {
   delete(path: string): Promise<void>
 }
 
-/**
- * `call` on the options' repository, ended after its time-out or by its signal; a failure goes to
- * `failed` with the reason in words, the status GitHub answered, and whether the time ran out.
- */
+/** `call`, ended after its time-out or by its signal; a failure goes to `failed`, with the reason in words. */
 export async function githubCall<T>(
   options: GitHubOptions,
   call: (github: GitHubApi) => Promise<T>,
@@ -163,7 +154,7 @@ function failureText(status: number, data: unknown): string {
   return `${message}${listed}${typeof docs === 'string' ? ` - ${docs}` : ''}`
 }
 
-/** GET /repos/{owner}/{repo}/pulls/{number}: open or not, and its head; throws, saying why, when GitHub cannot tell. */
+/** GET /repos/{owner}/{repo}/pulls/{number}; throws, saying why, when GitHub cannot tell. */
 export function readPullRequestState(options: GitHubOptions, number: number): Promise<PullRequestState> {
   return githubCall(
     options,
@@ -176,20 +167,19 @@ export function readPullRequestState(options: GitHubOptions, number: number): Pr
     (error, reason, status) => {
       if (status === 404)
         throw new Error(`${options.repository} has no pull request #${number} (404)`, { cause: error })
-      const refused = status === 401 || status === 403
-      throw new Error(
-        reason + (refused ? ` (${inputName(Input.GitHubToken)} needs pull-requests: read)` : ''),
-        {
-          cause: error,
-        },
-      )
+      throwRefused(error, reason, status)
     },
   )
 }
 
+function throwRefused(error: unknown, reason: string, status: number | undefined): never {
+  const refused = status === 401 || status === 403
+  const advice = refused ? ` (${inputName(Input.GitHubToken)} needs pull-requests: read)` : ''
+  throw new Error(reason + advice, { cause: error })
+}
+
 type PullBody = { state?: unknown; head?: { ref?: unknown; sha?: unknown } } | undefined
 
-/** A pull request's answer: open or not, its head's branch and commit where GitHub gave them. */
 function stateOf(pull: NonNullable<PullBody>): PullRequestState {
   const { ref, sha } = pull.head ?? {}
   return {
@@ -202,39 +192,24 @@ function stateOf(pull: NonNullable<PullBody>): PullRequestState {
 /** Pages of 100 open pull requests listed at most: past them, a preview's pull request is asked about alone. */
 const OPEN_PAGES_MAX = 10
 
-/**
- * GET /repos/{owner}/{repo}/pulls?state=open, page by page: the open pull requests by number, with
- * their heads. Throws, saying why, when GitHub cannot tell.
- */
+/** GET /repos/{owner}/{repo}/pulls?state=open, page by page; throws, saying why, when GitHub cannot tell. */
 export function listOpenPullRequests(options: GitHubOptions): Promise<Map<number, PullRequestState>> {
   return githubCall(
     options,
     async (github) => {
       const open = new Map<number, PullRequestState>()
       for (let page = 1; page <= OPEN_PAGES_MAX; page++) {
-        const pulls = await github.get<unknown>(`${github.repo}/pulls`, {
-          state: 'open',
-          per_page: 100,
-          page,
-        })
+        const query = { state: 'open', per_page: 100, page }
+        const pulls = await github.get<unknown>(`${github.repo}/pulls`, query)
         if (!Array.isArray(pulls))
           throw new Error("GitHub's answer listing the open pull requests is no list")
         for (const pull of pulls as Array<PullBody & { number?: unknown }>) {
-          if (typeof pull?.number !== 'number' || pull.state !== 'open') continue
-          open.set(pull.number, stateOf(pull))
+          if (typeof pull?.number === 'number' && pull.state === 'open') open.set(pull.number, stateOf(pull))
         }
         if (pulls.length < 100) break
       }
       return open
     },
-    (error, reason, status) => {
-      const refused = status === 401 || status === 403
-      throw new Error(
-        reason + (refused ? ` (${inputName(Input.GitHubToken)} needs pull-requests: read)` : ''),
-        {
-          cause: error,
-        },
-      )
-    },
+    throwRefused,
   )
 }

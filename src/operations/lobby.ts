@@ -1,5 +1,3 @@
-// The lobby-logs operation: a lobby's status and metrics, and a failure when it crashed.
-
 import type { LobbySummary } from '../api/types.ts'
 import {
   namedInputs,
@@ -15,19 +13,17 @@ import { keyValueTable, heading, table, type Cell, type ReportBlock } from '../c
 interface LobbyInputs extends Connection {
   namespaceId: string
   lobbyId: string
-  /** A lobby that stopped with failed: true fails the step. */
   failIfFailed: boolean
 }
 
-export interface LobbyResult {
+interface LobbyResult {
   lobby: LobbySummary
   status: 'running' | 'stopped'
-  /** The exit code of a stopped lobby's main process; null while it runs. */
+  /** Null while it runs. */
   exitCode: number | null
   failed: boolean
 }
 
-/** The lobby's state: `stopped` as soon as the service reports a stop, else `running`. */
 export function lobbyState(lobby: LobbySummary): Omit<LobbyResult, 'lobby'> {
   const stopped = lobby.status.stopped
   if (!stopped) return { status: 'running', exitCode: null, failed: false }

@@ -1,6 +1,4 @@
-// One operation of the service as every front end runs it: the GitHub action of its folder through
-// action.ts, and the CLI subcommand of the same name. It reads its inputs, calls the service within a
-// Run (cancelled by the front end's signals, bounded by a deadline), and says its outputs and report.
+// One operation of the service, run alike by its GitHub action (action.ts) and its CLI subcommand.
 
 import { UsageError, errorMessage } from '../api/errors.ts'
 import type { RetryPolicy } from '../common/retry.ts'
@@ -12,7 +10,7 @@ import { openRun, type Run } from '../api/run.ts'
 import { OPERATION_DEADLINE_MS, type Clock, type Timer } from '../common/timeouts.ts'
 import { explainServiceFailure } from '../inputs/service-hints.ts'
 
-export const DEADLINE_ENV = 'GAMEHOST_DEADLINE_SECONDS'
+const DEADLINE_ENV = 'GAMEHOST_DEADLINE_SECONDS'
 
 /** What was done so far, in words, for the message of a run stopped before its end. */
 export type Journal = string[]
@@ -20,26 +18,18 @@ export type Journal = string[]
 export interface Operation<I extends Connection, R> {
   /** The action's folder and the CLI's subcommand. */
   name: string
-  /** Reads and checks every input; throws UsageError. */
   read(get: GetInput, options?: ReadOptions): I
-  /** Calls the service through the run's client; notes each step done in `journal`. */
   run(inputs: I, run: Run, journal: Journal): Promise<R>
   /** What a run stopped midway has changed at the service, beyond its journal. Default: it only reads. */
   stoppedNote?: string
-  /** Every output, by its name in action.yml. */
   outputs(result: R): Record<string, OutputValue>
-  /** The job summary in the action, the text the CLI prints. */
   report(result: R, inputs: I): Report
-  /**
-   * Why the step fails although every call succeeded (a crashed lobby, a config the service finds
-   * invalid): thrown after the outputs are set and the report written.
-   */
+  /** Why the step fails although every call succeeded (a crashed lobby): thrown after outputs and report. */
   failure?(result: R, inputs: I): Error | undefined
 }
 
-export interface RunOperationOptions {
+interface RunOperationOptions {
   logger: Logger
-  /** The front end's SIGINT / SIGTERM. */
   signal?: AbortSignal
   deadlineMs?: number
   /** Default: a keep-alive pool of this run, closed at its end. */
@@ -52,18 +42,14 @@ export interface RunOperationOptions {
 /** A run stopped before its end by a cancellation or its deadline (`cause`): says what was done before. */
 export class OperationStoppedError extends Error {
   override name = 'OperationStoppedError'
-  readonly journal: readonly string[]
   constructor(operation: string, cause: unknown, journal: readonly string[], note: string) {
-    const reason = errorMessage(cause)
     const done = journal.length
       ? `stopped after: ${journal.join('; ')}`
       : 'stopped before any call was answered'
-    super(`${reason}: ${operation} ${done}. ${note}`, { cause })
-    this.journal = journal
+    super(`${errorMessage(cause)}: ${operation} ${done}. ${note}`, { cause })
   }
 }
 
-/** A cancelled or overdue run says what it did. */
 export async function runOperation<I extends Connection, R>(
   operation: Operation<I, R>,
   inputs: I,
@@ -92,7 +78,6 @@ export async function runOperation<I extends Connection, R>(
   }
 }
 
-/** The deadline GAMEHOST_DEADLINE_SECONDS sets, in ms. */
 export function deadlineFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
   const raw = env[DEADLINE_ENV]?.trim()
   if (!raw) return undefined

@@ -1,8 +1,6 @@
-// A preview deploy sweeps the other previews, so that no schedule is needed: before it adds a preview
-// past max-previews, it retires the least recently deployed first (a freed domain makes room for its
-// own); as it ends, it retires what is provably done with (closed pull requests, previews past
-// preview-ttl or past the cap). Both are bounded in time and never fail the deploy: a sweep that stops
-// says so, and the next one (or the sweep action) finishes it.
+// A preview deploy sweeps the other previews, so that no schedule is needed: before it adds one past
+// max-previews (a freed domain makes room for its own), and as it ends. Both are bounded in time and
+// never fail the deploy: the next sweep finishes one that stops.
 
 import { openTransferRun } from '../api/run.ts'
 import { errorMessage } from '../api/errors.ts'
@@ -17,21 +15,16 @@ import { sweepPreviews, type SweepGitHub, type SweptPreview } from './previews.t
 
 export interface DeploySweep {
   inputs: DeployInputs
-  /** The pull request this deploy previews (the namespace is named for it). */
+  /** The pull request this deploy previews. */
   pullRequest: number
-  /** Undefined (no token, no repository): closed pull requests are not looked for, only age and cap. */
+  /** Undefined (no token, no repository): closed pull requests are not looked for. */
   github: SweepGitHub | undefined
   logger: Logger
   signal?: AbortSignal
-  /** Default PREVIEW_SWEEP_BUDGET_MS. */
   budgetMs?: number
 }
 
-/**
- * The pull request a deploy previews: its namespace is named `<prefix><number>` (or
- * `<prefix><number>-<key>`) and it publishes there; on a pull request's run (`pullRequest`), only for
- * that number. Undefined for any other deploy, which sweeps nothing.
- */
+/** The pull request whose preview namespace a publishing deploy targets (on a pull request's run, only its own). */
 export function previewOfDeploy(inputs: DeployInputs, pullRequest: number | undefined): number | undefined {
   const { target } = inputs
   const nameId = targetNameId(target)
@@ -40,13 +33,12 @@ export function previewOfDeploy(inputs: DeployInputs, pullRequest: number | unde
   return pullRequest === undefined || number === pullRequest ? number : undefined
 }
 
-/** Before the deploy: when its preview is new and one more would pass max-previews, the oldest are retired. */
+/** Before the deploy: when its preview is new and would pass max-previews, the oldest are retired. */
 export async function makeRoomForPreview(sweep: DeploySweep): Promise<void> {
   if (sweep.inputs.previews.maxPreviews === undefined) return
   await bounded(sweep, 'Make room for this preview (max-previews)', { incoming: true, onlyOverCap: true })
 }
 
-/** As the deploy ends: the other previews retired that are provably done with. */
 export function sweepOtherPreviews(sweep: DeploySweep): Promise<SweptPreview[] | undefined> {
   return bounded(sweep, 'Sweep the other previews', {})
 }
@@ -71,8 +63,7 @@ async function bounded(
   try {
     return await logger.group(title, async () => {
       const { connection, target } = inputs
-      const cdnDomain = target.kind === 'none' ? undefined : target.cdnDomain
-      const basicAuth = target.kind === 'none' ? undefined : target.basicAuth
+      const { cdnDomain, basicAuth } = target.kind === 'none' ? {} : target
       const swept = await sweepPreviews(run, {
         gameId: connection.gameId,
         apiUrl: connection.apiUrl,

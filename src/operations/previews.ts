@@ -1,17 +1,13 @@
-// Finding the previews and deciding which are retired: the sweep's core, run by the sweep (action and
-// CLI) and at the end of each preview deploy. A preview is a namespace named `<prefix><number>` (or
-// `<prefix><number>-<key>`, one site of several) whose host serves a record naming a ref of that pull
-// request; every namespace of one number is that pull request's, counted and retired together. It is
-// retired when its pull request is closed, when it was not deployed for longer than preview-ttl, or when
-// more than max-previews pull requests have a live one (the least recently deployed go first).
+// The sweep's core, for the sweep (action and CLI) and the end of each preview deploy. A preview is a
+// namespace named `<prefix><number>` (or `<prefix><number>-<key>`) whose host serves a record naming a
+// ref of that pull request; all namespaces of one number are retired together.
 //
 // When a preview was last deployed: the create_ts of the version its namespace serves. A deploy makes
-// a version moments before it publishes it, the game's one listing gives every namespace's version
-// and every version's create_ts (no call per preview), and a run that publishes nothing new (an
-// unchanged build the namespace already serves) leaves it as it was.
+// a version moments before it publishes it, the game's one listing gives every version's create_ts (no
+// call per preview), and a run that publishes nothing new leaves it as it was.
 
 import pLimit from 'p-limit'
-import type { GameVersion, NamespaceSummary, VersionSummary } from '../api/types.ts'
+import type { NamespaceSummary } from '../api/types.ts'
 import type { Run } from '../api/run.ts'
 import { plural } from '../common/format.ts'
 import { errorMessage } from '../api/errors.ts'
@@ -24,7 +20,7 @@ import { Input } from '../inputs/constants.ts'
 import { inputName } from '../common/input-naming.ts'
 import { entry, retireGroups, type RetireSettings } from './retire.ts'
 
-/** What GitHub says of a pull request; the head is for the face's own use (deployments, comment). */
+/** The head is for the face's own use (deployments, comment). */
 export interface PullRequestState {
   open: boolean
   headRef?: string
@@ -33,13 +29,9 @@ export interface PullRequestState {
 
 /** What the sweep asks of GitHub, through the face (the action's client, the CLI's fetch). */
 export interface SweepGitHub {
-  /** The pull request's state; throws, saying why, when GitHub cannot tell. */
+  /** Throws, saying why, when GitHub cannot tell. */
   pullRequest(number: number, signal: AbortSignal): Promise<PullRequestState>
-  /**
-   * The open pull requests by number, in one listing, so that an open one costs no call of its own.
-   * One missing from it is asked about (pullRequest) before it counts as closed. Throws when GitHub
-   * cannot tell.
-   */
+  /** One listing, so that an open one costs no call of its own; one missing from it is asked about alone. */
   openPullRequests?(signal: AbortSignal): Promise<Map<number, PullRequestState>>
   /** After a preview was retired: what GitHub shows of it (the comment, the deployments). Never throws. */
   retired?(preview: RetiredPreview): Promise<void>
@@ -71,9 +63,7 @@ export interface SweptPreview {
   outcome: SweepOutcome
   /** Why GitHub could not tell (undecided), why it is no known preview (skipped), why it waits (deferred). */
   reason?: string
-  /** Why it is (or would be) retired. */
   retiredBecause?: RetireReason
-  /** When the version it serves was made (ms since the epoch); undefined for one not read. */
   lastDeployedMs?: number
   domainRemoved?: string
 }
@@ -81,7 +71,6 @@ export interface SweptPreview {
 export interface PreviewSweep {
   gameId: string
   apiUrl: string
-  /** The cdn-domain input; undefined: the service says. */
   cdnDomain: string | undefined
   limits: PreviewLimits
   /** The pull request this run deploys: never retired by it, and counted as live. */
@@ -91,7 +80,7 @@ export interface PreviewSweep {
   /** Only when one more preview would pass max-previews (the deploy's check before it adds one). */
   onlyOverCap?: boolean
   dryRun: boolean
-  /** Undefined: closed pull requests are not looked for (no token), only age and cap. */
+  /** Undefined: closed pull requests are not looked for, only age and cap. */
   github: SweepGitHub | undefined
   /** For the records of private previews: the deploy's own basic auth. */
   authorization?: string
@@ -101,15 +90,15 @@ export interface PreviewSweep {
   journal?: string[]
 }
 
-/** A namespace of a preview's name that is live (it does not serve the closed page). */
-export interface Candidate {
+/** A namespace of a preview's name that does not serve the closed page. */
+interface Candidate {
   namespace: NamespaceSummary
   number: number
   host: string | undefined
   lastDeployedMs: number
 }
 
-/** A pull request's live previews: every namespace of its number, proven by its record. */
+/** A pull request's live previews, proven by their records. */
 export interface PreviewGroup {
   number: number
   candidates: Candidate[]
@@ -121,7 +110,6 @@ export type StateOf = PullRequestState | { undecided: string } | undefined
 
 const RECORDS_AT_ONCE = 8
 
-/** Every namespace of a preview's name: left alone, or retired (in a dry run, listed). */
 export async function sweepPreviews(run: Run, sweep: PreviewSweep): Promise<SweptPreview[]> {
   const { game } = await run.client.getGame(sweep.gameId)
   const named = game.namespaces
@@ -136,7 +124,9 @@ export async function sweepPreviews(run: Run, sweep: PreviewSweep): Promise<Swep
   const swept: SweptPreview[] = []
   const live: Array<Omit<Candidate, 'host'>> = []
   for (const { namespace, number } of named) {
-    const served = await servedVersion(run, sweep.gameId, versions, namespace.version_id)
+    const served =
+      versions.get(namespace.version_id) ??
+      (await readVersion(run.client, sweep.gameId, namespace.version_id))
     const name = namespace.name_id
     if ([closedVersionName(name, number), closedVersionName(name, undefined)].includes(served.display_name)) {
       run.logger.info(`${name} already serves the closed page: left as it is`)
@@ -158,15 +148,6 @@ export async function sweepPreviews(run: Run, sweep: PreviewSweep): Promise<Swep
   return swept.sort((a, b) => a.number - b.number || a.namespace.localeCompare(b.namespace))
 }
 
-async function servedVersion(
-  run: Run,
-  gameId: string,
-  versions: Map<string, VersionSummary>,
-  versionId: string,
-): Promise<VersionSummary | GameVersion> {
-  return versions.get(versionId) ?? (await readVersion(run.client, gameId, versionId))
-}
-
 /** Whether one more pull request's preview would pass the cap (before any record is read). */
 function wouldPassCap(live: ReadonlyArray<{ number: number }>, sweep: PreviewSweep): boolean {
   const { maxPreviews } = sweep.limits
@@ -176,10 +157,7 @@ function wouldPassCap(live: ReadonlyArray<{ number: number }>, sweep: PreviewSwe
   return numbers.size + 1 > maxPreviews
 }
 
-/**
- * The candidates whose record proves them previews, by pull request; the others are skipped, saying
- * why. The records are read a few at a time.
- */
+/** The candidates whose record proves them previews, by pull request; the others are skipped, saying why. */
 async function provenGroups(
   run: Run,
   sweep: PreviewSweep,
@@ -205,10 +183,7 @@ async function provenGroups(
   return [...groups.values()]
 }
 
-/**
- * Why the namespace is not known for the preview of pull request `number`, or undefined when the
- * record its host serves names a ref a deploy of that pull request builds (event.ts).
- */
+/** Why the namespace is not known as the preview of pull request `number`; undefined when its record says it is. */
 async function notProven(run: Run, sweep: PreviewSweep, { number, host }: Candidate) {
   const [ref, headRef] = [`refs/pull/${number}/merge`, `refs/pull/${number}/head`]
   if (!host)
@@ -222,7 +197,7 @@ async function notProven(run: Run, sweep: PreviewSweep, { number, host }: Candid
   return `its record ${built}, not ${ref}: it is no preview of pull request #${number}`
 }
 
-/** What GitHub says of each pull request but the current one: one listing, then a call for each not in it. */
+/** Each pull request but the current one: one listing, then a call for each not in it. */
 async function pullRequestStates(
   run: Run,
   sweep: PreviewSweep,
@@ -242,13 +217,8 @@ async function pullRequestStates(
     }
   }
   for (const { number } of asked) {
-    const listed = open?.get(number)
-    if (listed) {
-      states.set(number, listed)
-      continue
-    }
     try {
-      states.set(number, await github.pullRequest(number, run.signal))
+      states.set(number, open?.get(number) ?? (await github.pullRequest(number, run.signal)))
     } catch (error) {
       if (run.signal.aborted) throw error
       states.set(number, { undecided: errorMessage(error) })

@@ -1,5 +1,5 @@
-// Promotion from another namespace: the build it serves, read and proven before anything is written,
-// moved onto the target's own config (`promote: build`), or its whole version (`promote: version`).
+// Promotion from another namespace: the build it serves, proven before anything is written, moved onto
+// the target's own config (`promote: build`), or its whole version (`promote: version`).
 
 import type { ServiceClient } from '../api/client.ts'
 import { ServiceStateError } from '../api/errors.ts'
@@ -26,11 +26,10 @@ export interface PromoteInputs {
   what: PromoteWhat
   expectDigest: string | undefined
   expectCommit: string | undefined
-  /** The source host's Authorization header (from-basic-auth). */
+  /** From from-basic-auth. */
   authorization: string | undefined
 }
 
-/** What the source serves: its version, and the record its host serves when one could be read. */
 export interface PromotedBuild {
   from: NamespaceSummary
   version: GameVersion
@@ -39,17 +38,14 @@ export interface PromotedBuild {
   served: ServedRecord | undefined
 }
 
-/** The account's words for a promoted build: "build sha256:… (commit abc1234)". */
+/** "build sha256:… (commit abc1234)" */
 export function describeBuild(build: PromotedBuild): string {
   if (!build.served) return `site ${build.siteId}`
   const { digest, commit } = build.served.record
   return `build ${digest}${commit ? ` (commit ${commit.slice(0, 7)})` : ''}`
 }
 
-/**
- * Reads what `from` serves and refuses, before anything is written, a source that serves no build (no
- * site in its version, no record of ours on its host) or not the build expected.
- */
+/** Refuses, before anything is written, a source that serves no build we can prove, or not the one expected. */
 export async function readPromotedBuild(
   run: Pick<Run, 'client' | 'dispatcher' | 'signal' | 'timeouts'>,
   inputs: PromoteInputs,
@@ -71,8 +67,7 @@ export async function readPromotedBuild(
       )
     return { from, version, siteId, served: undefined }
   }
-  const options = hostOptionsOf(run, inputs.authorization)
-  const served = await readServedRecord(sourceUrl, options)
+  const served = await readServedRecord(sourceUrl, hostOptionsOf(run, inputs.authorization))
   if ('absent' in served) throw new ServiceStateError(`${what}, but ${noRecord(sourceUrl, served.absent)}`)
   checkExpected(inputs, served, from)
   return { from, version, siteId, served }
@@ -108,10 +103,7 @@ export function expectedOfBuild(build: PromotedBuild): Expected | { unknown: str
   return { files: record.files, record: { path: RECORD_PATH, size: bytes.size, sha256: bytes.sha256 } }
 }
 
-/**
- * The target's own config with the build's site and routes: the version to publish, created once
- * validated, or the target's current one when it already serves them.
- */
+/** The target's own config with the build's site and routes: created once validated, or the current one. */
 export async function buildOnTarget(
   client: ServiceClient,
   gameId: string,
@@ -123,7 +115,7 @@ export async function buildOnTarget(
   const current = await readVersion(client, gameId, target.version_id)
   const routes = build.version.config.cdn?.routes ?? undefined
   const config = deployConfig(current.config, build.siteId, routes)
-  if (sameCdn(current.config, config))
+  if (sameJson(current.config.cdn, config.cdn))
     return { versionId: current.version_id, displayName: current.display_name, created: false }
   const wanted = promotedName(target.name_id, build.version.display_name)
   const name = await versionName(client, gameId, wanted, versions)
@@ -136,8 +128,8 @@ export async function buildOnTarget(
   return { ...made, created: true }
 }
 
-function sameCdn(a: VersionConfig, b: VersionConfig): boolean {
-  return JSON.stringify(a.cdn ?? null) === JSON.stringify(b.cdn ?? null)
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null)
 }
 
 /** Display names are at most 128 bytes: past that, the service reserves one. */
@@ -146,18 +138,10 @@ function promotedName(targetNameId: string, sourceName: string): string {
   return Buffer.byteLength(name) <= 128 ? name : targetNameId
 }
 
-/**
- * `promote: version`: the parts of the target's config that publishing the source's whole version
- * would replace (`matchmaker`, `kv`, `identity`), beyond the build (its CDN config).
- */
-export function revertedConfig(targetConfig: VersionConfig, sourceConfig: VersionConfig): string[] {
-  const keys = new Set([...Object.keys(targetConfig), ...Object.keys(sourceConfig)])
+/** `promote: version`: the parts of the target's config beyond `cdn` that the source's version replaces. */
+export function revertedConfig(target: VersionConfig, source: VersionConfig): string[] {
+  const value = (config: VersionConfig, key: string) => config[key as keyof VersionConfig]
+  const keys = new Set([...Object.keys(target), ...Object.keys(source)])
   keys.delete('cdn')
-  return [...keys]
-    .sort()
-    .filter(
-      (key) =>
-        JSON.stringify(targetConfig[key as keyof VersionConfig] ?? null) !==
-        JSON.stringify(sourceConfig[key as keyof VersionConfig] ?? null),
-    )
+  return [...keys].sort().filter((key) => !sameJson(value(target, key), value(source, key)))
 }

@@ -1,6 +1,4 @@
-// The publish operation: promotion and rollback. Sets which version a namespace serves, without
-// uploading anything: a version id, `previous` (the one published before the current), or the build
-// another namespace serves (promote.ts).
+// The publish operation: promotion and rollback, uploading nothing.
 
 import type { ServiceClient } from '../api/client.ts'
 import { ServiceStateError, UsageError } from '../api/errors.ts'
@@ -40,11 +38,8 @@ import {
 } from './promote.ts'
 
 export interface PublishInputs extends Connection {
-  /** The namespace to publish to, by name_id or by id (one of the two). */
   namespace: { nameId: string } | { id: string }
-  /** What to publish: a version id, the previously published version, or another namespace's version. */
   source: { versionId: string } | { previous: true } | { fromNamespace: string }
-  /** Undefined: the service's own (resolveCdnDomain). */
   cdnDomain: string | undefined
   verify: VerifySettings
   /** Used with fromNamespace alone. */
@@ -55,15 +50,13 @@ export interface PublishResult {
   namespace: NamespaceSummary
   versionId: string
   versionName: string
-  /** The version the namespace served before. */
   replacedVersionId: string
-  /** False when the namespace already served that version: nothing was changed. */
+  /** False when the namespace already served that version. */
   changed: boolean
-  /** Undefined when the service names no CDN domain and cdn-domain is empty. */
   url: string | undefined
-  /** What the namespace's host was seen serving; undefined when not checked. */
+  /** Undefined when not checked. */
   verification: Verification | undefined
-  /** With from-namespace: the build promoted, and how. */
+  /** With from-namespace. */
   promoted?: { build: PromotedBuild; what: PromoteWhat; reverted: string[] }
 }
 
@@ -117,7 +110,10 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
     journal.push(`read game ${game.name_id}`)
     const cdnDomain = await resolveCdnDomain(client, inputs.cdnDomain, inputs.apiUrl, logger)
     const urlOf = (ns: NamespaceSummary) => cdnDomain && namespaceUrl(cdnDomain, game.name_id, ns.name_id)
-    const target = findNamespace(game.namespaces, inputs.namespace, inputs.gameId)
+    const target =
+      'id' in inputs.namespace
+        ? findNamespace(game.namespaces, inputs.gameId, Input.NamespaceId, inputs.namespace.id)
+        : findNamespace(game.namespaces, inputs.gameId, Input.Namespace, inputs.namespace.nameId)
     const url = urlOf(target)
     const promotion =
       'fromNamespace' in inputs.source
@@ -178,16 +174,7 @@ export const publishOperation: Operation<PublishInputs, PublishResult> = {
         },
       },
     )
-    return {
-      namespace: target,
-      versionId,
-      versionName: version.display_name,
-      replacedVersionId: target.version_id,
-      changed,
-      url,
-      verification,
-      promoted: promotion && { build: promotion.build, what: promotion.what, reverted: promotion.reverted },
-    }
+    return { ...published, namespace: target, changed, verification, promoted: promotion }
   },
 
   outputs(result) {
@@ -241,20 +228,22 @@ function promotedRows(
 
 function findNamespace(
   namespaces: readonly NamespaceSummary[],
-  wanted: PublishInputs['namespace'],
   gameId: string,
+  input: string,
+  value: string,
 ): NamespaceSummary {
-  const found = namespaces.find((ns) =>
-    'id' in wanted ? ns.namespace_id === wanted.id : ns.name_id === wanted.nameId,
+  const found = namespaces.find(
+    (ns) => (input === Input.NamespaceId ? ns.namespace_id : ns.name_id) === value,
   )
   if (found) return found
-  const [input, value] = 'id' in wanted ? [Input.NamespaceId, wanted.id] : [Input.Namespace, wanted.nameId]
+  const has = namespaces.length
+    ? namespaces.map((ns) => `${ns.name_id} (${ns.namespace_id})`).join(', ')
+    : 'no namespace'
   throw new ServiceStateError(
-    `${inputName(input)} '${value}' is not a namespace of game ${gameId}: it has ${describeNamespaces(namespaces)}`,
+    `${inputName(input)} '${value}' is not a namespace of game ${gameId}: it has ${has}`,
   )
 }
 
-/** A version id, or 'previous' from the target's history. */
 async function chooseVersion(
   client: ServiceClient,
   inputs: PublishInputs,
@@ -303,11 +292,7 @@ interface PromotionPlace {
 async function promote(run: Run, inputs: PublishInputs, place: PromotionPlace, journal: Journal) {
   const { client, logger } = run
   const { game, target } = place
-  const from = game.namespaces.find((ns) => ns.name_id === place.from)
-  if (!from)
-    throw new ServiceStateError(
-      `${inputName(Input.FromNamespace)} '${place.from}' is not a namespace of game ${inputs.gameId}: it has ${describeNamespaces(game.namespaces)}`,
-    )
+  const from = findNamespace(game.namespaces, inputs.gameId, Input.FromNamespace, place.from)
   const { what } = inputs.promote
   const build = await readPromotedBuild(
     run,
@@ -334,9 +319,4 @@ async function promote(run: Run, inputs: PublishInputs, place: PromotionPlace, j
   const made = await buildOnTarget(client, inputs.gameId, target, build, game.versions, logger)
   if (made.created) journal.push(`created version '${made.displayName}' (${made.versionId})`)
   return { versionId: made.versionId, build, what, reverted: [] }
-}
-
-function describeNamespaces(namespaces: readonly NamespaceSummary[]): string {
-  if (namespaces.length === 0) return 'no namespace'
-  return namespaces.map((ns) => `${ns.name_id} (${ns.namespace_id})`).join(', ')
 }

@@ -1,6 +1,5 @@
-// Retiring what the sweep decided (previews.ts): each pull request's namespaces in turn, as the
-// `closed` run closes one (the closed page, its domain freed), then what GitHub shows of it. A run with
-// a time bound starts no retirement past it: what is left waits for the next sweep, saying so.
+// Retiring what the sweep decided (previews.ts), each namespace as the `closed` run closes one, then
+// what GitHub shows of it. Past the run's time bound no retirement starts: the next sweep does it.
 
 import type { NamespaceSummary } from '../api/types.ts'
 import type { Run } from '../api/run.ts'
@@ -9,7 +8,6 @@ import type { Connection, VerifySettings } from '../inputs/common.ts'
 import type { Transfer } from '../inputs/deploy.ts'
 import type { PreviewGroup, PreviewSweep, PullRequestState, StateOf, SweptPreview } from './previews.ts'
 
-/** How a retirement closes a preview: where, and how its closed page is checked. */
 export interface RetireSettings {
   connection: Connection
   cdnDomain: string | undefined
@@ -17,7 +15,6 @@ export interface RetireSettings {
   transfer: Transfer
 }
 
-/** The live previews: retired (or listed, in a dry run) as decided, or left as they are, saying why. */
 export async function retireGroups(
   run: Run,
   sweep: PreviewSweep,
@@ -104,16 +101,14 @@ async function retireOne(
   return { outcome: 'retired', domainRemoved: result.domainRemoved }
 }
 
-/** The close of one preview namespace: the domain it holds is the one freed (the sweep has no domain input). */
+/** The domain the namespace holds is the one freed (the sweep has no domain input). */
 async function closeInputs(
   settings: RetireSettings,
   run: Run,
   namespace: NamespaceSummary,
 ): Promise<CloseInputs> {
-  const { namespace: detail } = await run.client.getNamespace(
-    settings.connection.gameId,
-    namespace.namespace_id,
-  )
+  const { gameId } = settings.connection
+  const { namespace: detail } = await run.client.getNamespace(gameId, namespace.namespace_id)
   const [domain, ...others] = detail.config.cdn.domains.map((entry) => entry.domain)
   if (others.length) {
     run.logger.warning(
@@ -138,15 +133,11 @@ async function closeInputs(
   }
 }
 
-/** The fields every swept namespace has. */
 export function entry(namespace: NamespaceSummary, number: number) {
   return { namespace: namespace.name_id, namespaceId: namespace.namespace_id, number }
 }
 
-/** The line a retirement (or a dry run's listing) is logged with. */
-export function retiringLine(name: string, number: number, reason: RetireReason, dryRun: boolean): string {
+function retiringLine(name: string, number: number, reason: RetireReason, dryRun: boolean): string {
   const why = reason.kind === 'closed' ? `pull request #${number} is closed` : retiredBecause(reason, number)
-  return dryRun
-    ? `${name}: ${why}: the sweep would retire its preview (dry run)`
-    : `${name}: ${why}: retiring its preview`
+  return `${name}: ${why}: ${dryRun ? 'the sweep would retire its preview (dry run)' : 'retiring its preview'}`
 }

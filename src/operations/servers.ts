@@ -1,6 +1,3 @@
-// The servers operation: every game server of an environment that matches a tag filter, across the
-// service's pages.
-
 import type { ServiceClient } from '../api/client.ts'
 import { serverTagsProblem } from '../api/rules.ts'
 import type { Server } from '../api/types.ts'
@@ -25,7 +22,6 @@ const REPORT_ROWS_MAX = 200
 
 interface ServersInputs extends Connection {
   environmentId: string
-  /** Only servers with all of these tags. */
   tags: Record<string, string> | undefined
   includeDestroyed: boolean
   limit: number | undefined
@@ -35,17 +31,15 @@ type ServersResult = Listing & Pick<ServersInputs, 'environmentId' | 'tags' | 'i
 
 interface Listing {
   servers: Server[]
-  /** Requests made. */
   pages: number
-  /** The limit was reached: more servers may match. */
+  /** More servers may match. */
   limited: boolean
 }
 
 /**
- * Every matching server, newest first, following the service's cursor paging: the next page starts
- * after the id of the last server received. The service sends no continuation field and does not say
- * its page size, so the listing ends at an empty page, at a page shorter than an earlier one (the
- * service's "short page"), at a page holding nothing new, or at the limit.
+ * The next page starts after the id of the last server received. The service sends no continuation
+ * field and does not say its page size, so the listing ends at an empty page, at a page shorter than an
+ * earlier one (the service's "short page"), at a page holding nothing new, or at the limit.
  */
 export async function listAllServers(
   client: ServiceClient,
@@ -57,11 +51,9 @@ export async function listAllServers(
   const seen = new Set<string>()
   let cursor: string | undefined
   let longest = 0
+  const { gameId, environmentId, tags, includeDestroyed, limit } = options
   for (let pages = 1; ; pages++) {
-    const { tags, includeDestroyed } = options
-    const page = (
-      await client.listServers(options.gameId, options.environmentId, { tags, includeDestroyed, cursor })
-    ).servers
+    const page = (await client.listServers(gameId, environmentId, { tags, includeDestroyed, cursor })).servers
     const fresh = page.filter((server) => !seen.has(server.id))
     for (const server of fresh) {
       seen.add(server.id)
@@ -76,10 +68,8 @@ export async function listAllServers(
     }
     const last = page.at(-1)
     const ended = !last || fresh.length < page.length || page.length < longest
-    if (options.limit !== undefined && servers.length >= options.limit) {
-      const limited = servers.length > options.limit || !ended
-      return { servers: servers.slice(0, options.limit), pages, limited }
-    }
+    if (limit !== undefined && servers.length >= limit)
+      return { servers: servers.slice(0, limit), pages, limited: servers.length > limit || !ended }
     if (ended) return { servers, pages, limited: false }
     longest = page.length
     cursor = last.id
@@ -131,21 +121,17 @@ export const serversOperation: Operation<ServersInputs, ServersResult> = {
         ['Requests', String(result.pages)],
       ]),
     ]
-    if (result.servers.length) {
-      blocks.push(
-        table(
-          ['Server', 'Datacenter', 'Tags', 'Created', 'Destroyed', 'Ports'],
-          result.servers.slice(0, REPORT_ROWS_MAX).map(serverRow),
-        ),
-      )
+    const count = result.servers.length
+    if (count) {
+      const rows = result.servers.slice(0, REPORT_ROWS_MAX).map(serverRow)
+      blocks.push(table(['Server', 'Datacenter', 'Tags', 'Created', 'Destroyed', 'Ports'], rows))
     }
-    if (result.servers.length > REPORT_ROWS_MAX) {
+    if (count > REPORT_ROWS_MAX)
       blocks.push(
         text(
-          `The first ${REPORT_ROWS_MAX} of ${result.servers.length}; the ${ServersOutput.Servers} output holds every one.`,
+          `The first ${REPORT_ROWS_MAX} of ${count}; the ${ServersOutput.Servers} output holds every one.`,
         ),
       )
-    }
     return { title: `gamehost servers: ${result.environmentId}`, blocks }
   },
 }
@@ -171,14 +157,11 @@ function serverRow(server: Server): Cell[] {
 }
 
 function formatTags(tags: Record<string, string>): string {
-  return (
-    Object.entries(tags)
-      .map(([key, value]) => `${key}=${value}`)
-      .join(', ') || '—'
-  )
+  const pairs = Object.entries(tags).map(([key, value]) => `${key}=${value}`)
+  return pairs.join(', ') || '—'
 }
 
-/** The tag filter: a JSON object of string to string, as the service takes it; empty or {} is none. */
+/** Empty or {} is no filter. */
 export function readTags(raw: string): Record<string, string> | undefined {
   const json = raw.trim()
   if (!json) return undefined

@@ -1,10 +1,6 @@
-// The sweep: retires the previews whose pull requests are closed (for when the deploy's `closed` run
-// never happened), those not deployed for longer than preview-ttl, and the least recently deployed past
-// max-previews. It retires only what it can prove is a preview (previews.ts): a namespace named
-// `<prefix><number>` (or `<prefix><number>-<key>`) whose site record names a ref of that pull request.
-// Any other (a release `v2` under prefix `v`, a preview without a record, a private one) is skipped,
-// saying why. A pull request GitHub cannot tell about fails the run at its end. Each preview deploy
-// runs the same sweep as it ends (preview-sweep.ts); this one is for a schedule, or by hand.
+// The sweep action and command, for a schedule or by hand (each preview deploy runs the same sweep as it
+// ends: preview-sweep.ts). It retires only what its record proves a preview (previews.ts): a release
+// `v2` under prefix `v` is skipped, saying why. A pull request GitHub cannot tell about fails the run.
 
 import { table, text, type ReportBlock } from '../common/report.ts'
 import { retiredBecause } from '../deploy/live/close.ts'
@@ -26,17 +22,13 @@ import type { Operation } from './operation.ts'
 import { plural } from '../common/format.ts'
 import { sweepPreviews, type SweepGitHub, type SweepOutcome, type SweptPreview } from './previews.ts'
 
-export type { PullRequestState, RetiredPreview, SweepGitHub } from './previews.ts'
-
-export interface SweepInputs extends Connection {
-  /** Read by the face, which asks GitHub with it. */
+interface SweepInputs extends Connection {
   githubToken: string
   limits: PreviewLimits
   dryRun: boolean
   cdnDomain: string | undefined
 }
 
-/** Each one's words in the report (a retired one's say why). */
 const OUTCOME_TEXT: Record<Exclude<SweepOutcome, 'retired' | 'would-retire'>, string> = {
   open: 'open: left as it is',
   kept: 'left as it is',
@@ -50,7 +42,6 @@ const OUTCOME_TEXT: Record<Exclude<SweepOutcome, 'retired' | 'would-retire'>, st
 export interface SweepResult {
   dryRun: boolean
   prefix: string
-  /** Every namespace named <prefix><number> (or <prefix><number>-<key>), by that number. */
   previews: SweptPreview[]
 }
 

@@ -1,6 +1,3 @@
-// The validate operation: the service's own verdict on a matchmaker config (against a namespace) and
-// on a group display name, for a pull-request check.
-
 import { ValidationFailedError, type ValidationProblem } from '../api/errors.ts'
 import { describeValidationPath, validationTitle } from '../api/rules.ts'
 import {
@@ -27,7 +24,6 @@ interface ValidateInputs extends Connection {
   failOnError: boolean
 }
 
-/** One validation error of the service: its path as sent, what was validated, a readable sentence. */
 interface ValidateError {
   path: string[]
   validation: Validation
@@ -84,11 +80,10 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
       journal.push('group display name validated')
       run.logger.info(`Group display name '${groupDisplayName}': ${verdict(answer.errors.length)}`)
     }
-    if (errors.length && !inputs.failOnError) {
+    if (!inputs.failOnError)
       for (const problem of problems(errors))
         run.logger.warning(problem.description, { title: problem.title })
-    }
-    return { matchmaker: inputs.matchmaker, groupDisplayName: inputs.groupDisplayName, errors }
+    return { matchmaker, groupDisplayName, errors }
   },
 
   outputs(result) {
@@ -108,16 +103,15 @@ export const validateOperation: Operation<ValidateInputs, ValidateResult> = {
     if (result.groupDisplayName !== undefined)
       rows.push([`Group display name '${result.groupDisplayName}'`, verdict(count('group-display-name'))])
     const blocks: ReportBlock[] = [keyValueTable(rows)]
-    if (result.errors.length) {
-      blocks.push(
-        heading('Errors'),
-        table(
-          ['Validation', 'Path', 'Problem'],
-          result.errors.map((error) => [error.validation, { code: error.path.join('.') }, error.message]),
-        ),
-      )
-    }
     const n = result.errors.length
+    if (n) {
+      const rows = result.errors.map((error) => [
+        error.validation,
+        { code: error.path.join('.') },
+        error.message,
+      ])
+      blocks.push(heading('Errors'), table(['Validation', 'Path', 'Problem'], rows))
+    }
     return { title: `gamehost validate: ${n ? plural(n, 'error') : 'valid'}`, blocks }
   },
 
@@ -137,7 +131,7 @@ function verdict(errors: number): string {
   return errors ? `invalid (${plural(errors, 'error')})` : 'valid'
 }
 
-/** One annotation per error: `lobby-count too high`, `group-display-name not unique`. */
+/** Titled `lobby-count too high`, `group-display-name not unique`. */
 function problems(errors: readonly ValidateError[]): ValidationProblem[] {
   return errors.map((error) => ({
     path: error.path,
