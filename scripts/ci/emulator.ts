@@ -1,4 +1,4 @@
-// node scripts/ci/emulator.ts start [--port 8787]   starts the emulator in the background, returns once it answers
+// node scripts/ci/emulator.ts start [--port 8787]   starts the emulator in the background, returns once it listens
 // node scripts/ci/emulator.ts stop [--port 8787]    stops it and prints its log
 // The emulator of the bundled CLI (`node dist/cli/index.js emulator`, as `gamehost emulator`), left
 // running between the steps of a CI job on every runner (a shell's `&` is not portable to Windows).
@@ -19,16 +19,6 @@ const READY_TIMEOUT_MS = 30_000
 export function emulatorFiles(port: number): { pid: string; log: string } {
   const base = path.join(process.env.RUNNER_TEMP ?? os.tmpdir(), `gamehost-emulator-${port}`)
   return { pid: `${base}.pid`, log: `${base}.log` }
-}
-
-/** True once something answers HTTP on the port; a busy machine may take seconds to. */
-async function answers(url: string): Promise<boolean> {
-  try {
-    await fetch(url, { signal: AbortSignal.timeout(10_000) })
-    return true
-  } catch {
-    return false
-  }
 }
 
 /** True when something accepts connections on the port, however slow it is to answer them. */
@@ -62,7 +52,9 @@ export async function startEmulator(
   child.once('exit', (code) => (exited = code))
   await writeFile(files.pid, String(child.pid))
   const deadline = Date.now() + READY_TIMEOUT_MS
-  while (!(await answers(url))) {
+  // Its own line, not an answer on the port: another server that took the port meanwhile answers too.
+  const listening = async () => (await readFile(files.log, 'utf8')).includes(`listening on ${url}`)
+  while (!(await listening())) {
     if (exited !== undefined || Date.now() > deadline) {
       const why =
         exited !== undefined ? `exited with code ${exited}` : `did not answer in ${READY_TIMEOUT_MS / 1000} s`
