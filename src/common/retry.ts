@@ -3,7 +3,7 @@
 // worth: a retry, a retry after a given wait, or none) and its attempt; clock, sleep and randomness
 // are injectable, so tests decide on events and take milliseconds.
 
-import { messageOf } from './format.ts'
+import { formatSeconds, messageOf } from './format.ts'
 import { setTimeout as delay } from 'node:timers/promises'
 import type { Logger } from './logger.ts'
 import { errorCodes } from './network.ts'
@@ -34,10 +34,7 @@ export function gaveUpNote(gaveUp: GaveUp | undefined): string {
   }
 }
 
-/**
- * The last error of a call whose retries stopped, made again saying how: an error that knows how to
- * (its own `afterRetries`, as the API's errors do), else a plain Error with the note and the cause.
- */
+/** The last error made again saying how its retries stopped: by its own `afterRetries` when it has one. */
 function afterRetries(error: unknown, gaveUp: GaveUp): unknown {
   const own = (error as { afterRetries?: unknown } | null)?.afterRetries
   if (typeof own === 'function') return (own as (g: GaveUp) => unknown).call(error, gaveUp)
@@ -125,24 +122,12 @@ export function decideRetry(
   }
   const waitMs = asked === undefined ? backoffDelay(state.index, policy) : asked + policy.random() * 250
   const elapsedMs = state.now - state.startedAt
-  const late = outOfTime(attempts, elapsedMs, waitMs, policy)
-  if (late) return { kind: 'fail', gaveUp: late }
-  if (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt) {
-    const maxElapsedMs = Math.max(0, policy.deadlineAt - state.startedAt)
-    return { kind: 'fail', gaveUp: { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs } }
-  }
+  const outOfTime = (maxElapsedMs: number) =>
+    ({ kind: 'fail', gaveUp: { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs } }) as const
+  if (elapsedMs + waitMs > policy.maxElapsedMs) return outOfTime(policy.maxElapsedMs)
+  if (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt)
+    return outOfTime(Math.max(0, policy.deadlineAt - state.startedAt))
   return { kind: 'retry', waitMs }
-}
-
-/** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
-function outOfTime(
-  attempts: number,
-  elapsedMs: number,
-  waitMs: number,
-  policy: RetryPolicy,
-): GaveUp | undefined {
-  if (elapsedMs + waitMs <= policy.maxElapsedMs) return undefined
-  return { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs: policy.maxElapsedMs }
 }
 
 /**
@@ -168,10 +153,10 @@ export async function withRetries<T>(
       const now = policy.now()
       const decision = decideRetry(classify(error, now), { index, startedAt, now }, policy)
       if (decision.kind === 'fail') throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error
-      const wait = (decision.waitMs / 1000).toFixed(1)
-      logger.info(
-        `${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${retriesFor(error)} in ${wait} s`,
-      )
+      const reason = shortReason(error)
+      // A part's error names its file already.
+      const what = reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`
+      logger.info(`${what}; retry ${index + 1} of ${retriesFor(error)} in ${formatSeconds(decision.waitMs)}`)
       await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal)
     }
   }
@@ -186,11 +171,6 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
     signal.addEventListener('abort', onAbort, { once: true })
     void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject)
   })
-}
-
-/** `what: reason`, unless the reason already names what failed (a part's error names its file). */
-function withSubject(describe: string, reason: string): string {
-  return reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`
 }
 
 function shortReason(error: unknown): string {

@@ -1,10 +1,7 @@
-// The one redactor of a run. The faces register every secret of the run (the secret inputs, the
-// password of basic-auth, credentials in api-url) as they read their inputs, and every text that leaves
-// the process passes redact(): visible() (the first step of every escaping in untrusted.ts) calls it, so
-// a secret is gone before any escaping, and each face's writers (its streams, job summary, outputs,
-// the bodies it sends to GitHub) call it again on what they write, so that nothing can bypass it.
+// The one redactor of a run. The faces register every secret as they read their inputs; visible()
+// calls redact() before any escaping, and each face's writers (streams, job summary, outputs, bodies
+// sent to GitHub) call it again on what they write, so that nothing can bypass it.
 
-/** What the runner's masking shows. */
 const REDACTED = '***'
 
 /** Shorter values are not secrets worth redacting: they would blank ordinary words of the log. */
@@ -73,7 +70,6 @@ export class Secrets {
   readonly #forms = new Set<string>()
   #pattern: RegExp | undefined
 
-  /** Registers a secret (an empty or too short value is ignored). */
   add(secret: string | undefined): void {
     if (!secret || secret.length < MIN_SECRET_LENGTH) return
     for (const form of secretForms(secret)) this.#forms.add(form)
@@ -86,7 +82,7 @@ export class Secrets {
     return this.#pattern ? text.replace(this.#pattern, REDACTED) : text
   }
 
-  /** Every string in a JSON-like value redacted: arrays and plain objects copied, anything else kept. */
+  /** Arrays and plain objects copied with their strings redacted, anything else kept. */
   redactValue<T>(value: T): T {
     if (typeof value === 'string') return this.redact(value) as T
     if (Array.isArray(value)) return value.map((item: unknown) => this.redactValue(item)) as T
@@ -121,8 +117,7 @@ export function masked(secret: string | undefined): string {
 const guarded = new WeakSet<object>()
 
 /**
- * Makes every text written to the stream (stdout, stderr) pass redact(): a face's last writer, which
- * no line, annotation or report reaches the terminal or the runner's log without. Bytes (a Buffer) are
+ * Makes every text written to the stream pass redact(): a face's last writer. Bytes (a Buffer) are
  * written as they are: they are not text of ours (the test runner's protocol, for one).
  */
 export function redactWrites(stream: NodeJS.WriteStream): void {
