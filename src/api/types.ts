@@ -134,7 +134,7 @@ export interface VersionSummary {
   create_ts: string
 }
 
-/** GET /cloud/games/{game_id}: the fields the client reads (the service sends more). */
+/** The fields the client reads (the service sends more). */
 export interface GetGameResponse {
   game: {
     game_id: string
@@ -145,7 +145,7 @@ export interface GetGameResponse {
   }
 }
 
-export interface NamespaceDomain {
+interface NamespaceDomain {
   domain: string
   create_ts: string
   /** `active` once its DNS points at the namespace's host and its certificate is issued; `pending` until then; `failed`. */
@@ -192,7 +192,6 @@ export interface ServiceErrorBody {
   metadata?: unknown
 }
 
-/** Header that repeats the ray id of every answer. */
 export const RAY_ID_HEADER = 'rvt-ray-id'
 
 /**
