@@ -155,12 +155,11 @@ interface NamespaceDomain {
   verification_errors?: string[]
 }
 
-/** GET /cloud/bootstrap: the fields the client reads. `domains.cdn` is absent on a service without one. */
+/** `domains.cdn` is absent on a service without one. */
 export interface BootstrapResponse {
   domains?: { cdn?: string | null; main?: string | null; job?: string | null } | null
 }
 
-/** GET /cloud/games/{game_id}/namespaces/{namespace_id}: the fields the client reads. */
 export interface GetNamespaceResponse {
   namespace: NamespaceSummary & {
     config: {
@@ -168,7 +167,6 @@ export interface GetNamespaceResponse {
         domains: NamespaceDomain[]
         /** `basic`: every host of the namespace asks for one of its users' credentials; `none`: public. */
         auth_type?: CdnAuthType
-        /** The users' names (never their passwords). */
         auth_user_list?: Array<{ user: string }>
       }
     }
@@ -177,13 +175,12 @@ export interface GetNamespaceResponse {
 
 export type CdnAuthType = 'basic' | 'none'
 
-/** POST .../namespaces/{namespace_id}/auth-user: `password` is a bcrypt hash, never the password. */
+/** `password` is a bcrypt hash, never the password. */
 export interface CdnAuthUserRequest {
   user: string
   password: string
 }
 
-/** The body of every error answer of the service. */
 export interface ServiceErrorBody {
   code: string
   message: string
@@ -194,10 +191,7 @@ export interface ServiceErrorBody {
 
 export const RAY_ID_HEADER = 'rvt-ray-id'
 
-/**
- * A version's game config as the service answers it: `cdn` beside `matchmaker` and whatever other
- * sections the game has. A deploy changes `cdn.site_id` (and routes) and keeps every other part.
- */
+/** A deploy changes `cdn.site_id` (and routes) and keeps every other section. */
 export interface VersionConfig {
   cdn?: { site_id?: string; routes?: CdnRoute[]; [field: string]: unknown }
   matchmaker?: { game_modes?: unknown; lobby_groups?: unknown; [field: string]: unknown }
@@ -213,7 +207,7 @@ export interface CreateVersionRequest {
   config: VersionConfig
 }
 
-/** GET .../namespaces/{namespace_id}/version-history: newest first. */
+/** Newest first. */
 export interface NamespaceVersionHistory {
   versions: Array<{ namespace_id: string; version_id: string; deploy_ts: string }>
 }

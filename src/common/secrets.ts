@@ -9,12 +9,7 @@ const MIN_SECRET_LENGTH = 4
 /** A base64 run shorter than this is too short to stand for the secret inside a longer encoding. */
 const MIN_BASE64_CORE = 8
 
-/**
- * The forms a secret travels in, besides itself: base64 (standard and URL-safe, whole and as it shows
- * inside a longer encoding, e.g. `user:password` in a Basic header), URL-encoded, Markdown-escaped (as
- * untrusted.ts's markdownText and markdownCode escape), JSON-escaped, HTML-escaped, and escaped as
- * @actions/core escapes a workflow command's message and properties.
- */
+/** The forms a secret travels in: base64 (inside a longer encoding too), URL, Markdown, JSON, HTML, workflow command. */
 export function secretForms(secret: string): string[] {
   const forms = [
     secret,
@@ -102,14 +97,13 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
-/** One process runs one action or one command. */
 export const runSecrets = new Secrets()
 
 export function redact(text: string): string {
   return runSecrets.redact(text)
 }
 
-/** A secret as a line that shows the inputs gives it: masked when set, empty when not. */
+/** As a line that shows the inputs gives it. */
 export function masked(secret: string | undefined): string {
   return secret ? REDACTED : ''
 }

@@ -62,20 +62,16 @@ function checkApiUrl(apiUrl: string): void {
 // undici would refuse a token it cannot send in a header on the first call, with a message that names
 // neither the input nor where it is wrong.
 function checkToken(token: string): string {
-  for (let index = 0; index < token.length; index++) {
-    const code = token.charCodeAt(index)
-    const what =
-      code === 0x0a || code === 0x0d
-        ? 'a line break'
-        : code < 0x20 || code === 0x7f
-          ? 'a control character'
-          : code > 0xff
-            ? 'a character that is not Latin-1'
-            : undefined
-    if (what)
-      throw usage`{token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: copy the token again, on one line with nothing around it (the token is not shown here)`
-  }
-  return token
+  const index = token.search(/[^\x20-\x7e\x80-\xff]/)
+  if (index < 0) return token
+  const code = token.charCodeAt(index)
+  const what =
+    code === 0x0a || code === 0x0d
+      ? 'a line break'
+      : code > 0xff
+        ? 'a character that is not Latin-1'
+        : 'a control character'
+  throw usage`{token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: copy the token again, on one line with nothing around it (the token is not shown here)`
 }
 
 /** The service answers an id that is no UUID with a puzzling 404 "route not found". */

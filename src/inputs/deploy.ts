@@ -150,11 +150,9 @@ function readTarget(get: GetInput, path: string | undefined): Target {
   const namespaceId = readOptionalId(get, Input.NamespaceId)
   const versionId = readOptionalId(get, Input.VersionId)
   const displayNameInput = readOptional(get, Input.NamespaceDisplayName)
-  let displayName: string | undefined
   if (nameId) {
     checkNameId(Input.Namespace, nameId)
-    displayName = displayNameInput ?? nameId
-    checkDisplayName(Input.NamespaceDisplayName, displayName)
+    checkDisplayName(Input.NamespaceDisplayName, displayNameInput ?? nameId)
   } else if (displayNameInput) {
     throw usage`{namespace-display-name} is only used with {namespace}, which is empty`
   } else if (versionId && !namespaceId) {
@@ -184,7 +182,7 @@ function readTarget(get: GetInput, path: string | undefined): Target {
     ...(basicAuth && { basicAuth }),
   }
   if (namespaceId) return { kind: 'id', namespaceId, nameId, ...work }
-  if (nameId) return { kind: 'name', nameId, displayName: displayName ?? nameId, ...work }
+  if (nameId) return { kind: 'name', nameId, displayName: displayNameInput ?? nameId, ...work }
   return { kind: 'none' }
 }
 
