@@ -96,7 +96,7 @@ function typedUserInfo(apiUrl: string): string[] {
   const parts = colon < 0 ? [userInfo] : [userInfo.slice(0, colon), userInfo.slice(colon + 1)]
   const forms = [userInfo, ...parts]
   // The parser drops tabs and line breaks: the same text without them is what it keeps.
-  return unique([...forms, ...forms.map((form) => form.replace(/[\t\n\r]/g, ''))]).filter(Boolean)
+  return unique([...forms, ...forms.map((form) => form.replace(/[\t\n\r]/g, ''))])
 }
 
 function percentDecoded(text: string): string {
