@@ -5,6 +5,7 @@ import { ServiceError, UnexpectedAnswerError, type Concern, type Explain } from 
 import { DEADLINE_EXCEEDED, networkFailure } from '../common/network.ts'
 import { RAY_ID_HEADER, type ServiceErrorBody } from './types.ts'
 import type { Operation } from './operations.ts'
+import { anObject } from './shape.ts'
 import { formatBytes } from '../common/format.ts'
 import { redact } from '../common/secrets.ts'
 
@@ -35,20 +36,14 @@ export interface Exchange {
 /** What the operation promises, from a 200; a ServiceError for a refusal, or for an answer that is not JSON. */
 export function answerOf<T>(op: Operation, { response, text }: Exchange, explain: Explain): T {
   const rayId = header(response.headers, RAY_ID_HEADER)
-  const unexpected = (problem: string) =>
-    new UnexpectedAnswerError(
-      `${op.name}: the service's answer is not what the operation promises: ${problem}` +
-        (rayId ? ` (ray id ${rayId})` : ''),
-    )
   const parsed = parseJson(text)
-  if (
-    response.statusCode === 200 &&
-    typeof parsed === 'object' &&
-    parsed !== null &&
-    !Array.isArray(parsed)
-  ) {
+  if (response.statusCode === 200 && !anObject(parsed, '')) {
     const problem = op.answer?.(parsed, '')
-    if (problem) throw unexpected(problem)
+    if (problem)
+      throw new UnexpectedAnswerError(
+        `${op.name}: the service's answer is not what the operation promises: ${problem}` +
+          (rayId ? ` (ray id ${rayId})` : ''),
+      )
     return parsed as T
   }
   const errorBody: Partial<ServiceErrorBody> =
