@@ -22,10 +22,7 @@ export interface ClientOptions {
   dispatcher: Dispatcher
   logger: Pick<Logger, 'info' | 'debug'>
   retry?: RetryPolicy
-  /**
-   * A call with no byte of answer for `apiStallMs` is aborted; one not complete after
-   * `apiDeadlineMs` fails as a lost connection would. Default: those of the default `request-timeout`.
-   */
+  /** Default: those of the default `request-timeout`. */
   timeouts?: Pick<Timeouts, 'apiStallMs' | 'apiDeadlineMs'>
   signal?: AbortSignal
   /** Default ANSWER_BYTES_LIMIT; a larger answer fails the call. */
@@ -34,11 +31,9 @@ export interface ClientOptions {
 }
 
 /**
- * Retries of a connection that cannot be made before anything of the service has answered in this
- * run: at most this many, within FIRST_CONTACT_MS. A refused connection on the first call is almost
- * always a wrong base URL (its port, above all), which 8 retries over a minute would only hide; a
- * couple of quick retries still cover a service that is a second late. Once the service has answered,
- * a connection that cannot be made is an outage, and gets the ordinary retries.
+ * Retries of a connection not made before the service has answered in this run. A refused first
+ * call is almost always a wrong base URL (its port), which 8 retries over a minute would only hide; a
+ * couple of quick ones still cover a service a second late. Once it has answered, it is an outage.
  */
 export const FIRST_CONTACT_RETRIES = 2
 const FIRST_CONTACT_MS = 5_000
@@ -47,14 +42,13 @@ const seg = encodeURIComponent
 const gamePath = (gameId: string) => `/cloud/games/${seg(gameId)}`
 const nsPath = (gameId: string, namespaceId: string) => `${gamePath(gameId)}/namespaces/${seg(namespaceId)}`
 
-/** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
 export class ServiceClient {
   readonly #options: ClientOptions
   readonly #base: string
   readonly #retry: RetryPolicy
   readonly #timeouts: Pick<Timeouts, 'apiStallMs' | 'apiDeadlineMs'>
   readonly #explain: Explain
-  /** Something of the service answered a call of this client (any HTTP status): the base URL is right. */
+  /** Any answer (any HTTP status): the base URL is right. */
   #answered = false
 
   constructor(options: ClientOptions) {
@@ -66,7 +60,7 @@ export class ServiceClient {
     this.#explain = options.explain ?? (() => undefined)
   }
 
-  /** The service's host, for messages: never the whole URL, whose user info could be a credential. */
+  /** Never the whole URL, whose user info could be a credential. */
   #host(): string {
     try {
       return new URL(this.#base).host
@@ -123,7 +117,7 @@ export class ServiceClient {
     await this.#call(OPS.addNamespaceDomain, `${nsPath(gameId, namespaceId)}/domains`, { domain })
   }
 
-  /** The game with its namespaces (name_id included) and versions, oldest first. */
+  /** Its namespaces and versions, oldest first. */
   getGame(gameId: string): Promise<Api.GetGameResponse> {
     return this.#call(OPS.getGame, gamePath(gameId))
   }
@@ -136,7 +130,7 @@ export class ServiceClient {
     await this.#call(OPS.removeNamespaceDomain, `${nsPath(gameId, namespaceId)}/domains/${seg(domain)}`)
   }
 
-  /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
+  /** Adds a user of the namespace's basic auth, or replaces the one of that name. */
   async updateNamespaceCdnAuthUser(
     gameId: string,
     namespaceId: string,
@@ -207,7 +201,6 @@ export class ServiceClient {
 
   #call<T>(op: Operation, path: string, body?: unknown): Promise<T> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body))
-    // Nothing answered yet and no connection made: a few quick retries (see FIRST_CONTACT_RETRIES).
     const beforeFirstContact = (error: unknown) => !this.#answered && isConnectFailure(error)
     let firstContact: { retries: number; started: number } | undefined
     const retry = (error: unknown, now: number): RetryVerdict => {
@@ -239,10 +232,6 @@ export class ServiceClient {
     )
   }
 
-  /**
-   * The request and its whole answer, read within the call's time limits; a request that got no
-   * complete answer fails as a NetworkError naming the operation and the host.
-   */
   async #exchange(op: Operation, path: string, payload: Buffer | undefined): Promise<Exchange> {
     const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts
     // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
@@ -269,7 +258,7 @@ export class ServiceClient {
       this.#answered = true
       return {
         response,
-        ...(await readAnswer(op, response, this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT)),
+        text: await readAnswer(op, response, this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT),
       }
     } catch (caught) {
       if (this.#options.signal?.aborted) throw this.#options.signal.reason

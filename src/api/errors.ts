@@ -3,18 +3,14 @@ import type { ServiceErrorBody } from './types.ts'
 
 export { errorMessage } from '../common/format.ts'
 
-/**
- * What a failed call points at, in the API's terms: the bearer token the service refused (its code),
- * the base URL (nothing at it ever answered, it has a path the service does not, or another server
- * answers there), or an id the operation was given (the service answers an unknown id with 500 ERROR).
- */
+/** What a failed call points at, in the API's terms (the service answers an unknown id with 500 ERROR). */
 export type Concern =
   | { about: 'token'; code: string }
   | { about: 'unknown-id'; operation: string }
   | { about: 'base-url'; problem: 'unreached' | 'no-route' }
   | { about: 'base-url'; problem: 'foreign'; what: string }
 
-/** What the layer above makes of a Concern: a hint naming the inputs to check, and those inputs. */
+/** What the layer above makes of a Concern: a hint naming the inputs to check. */
 export interface Explanation {
   hint: string
   inputs: readonly string[]
@@ -29,11 +25,9 @@ type ServiceErrorInit = Partial<Explanation> & {
   rayId?: string
   retryAfter?: string
   concern?: Concern
-  /** How the retries of the call ended, when it was retried and they stopped: said last in the message. */
   gaveUp?: GaveUp
 }
 
-/** What the service said when it refused a call: status, code, message, ray id and documentation. */
 export class ServiceError extends Error {
   readonly status: number
   readonly code: string
@@ -42,7 +36,7 @@ export class ServiceError extends Error {
   readonly metadata: unknown
   readonly retryAfter: string | undefined
   readonly concern: Concern | undefined
-  /** The inputs the message says to check: a re-run with the same inputs most likely fails the same way. */
+  /** The inputs the message says to check: a re-run with the same ones most likely fails the same way. */
   readonly inputs: readonly string[]
   readonly gaveUp: GaveUp | undefined
   readonly #init: ServiceErrorInit
@@ -79,7 +73,7 @@ export class ServiceError extends Error {
   }
 }
 
-/** The dotted paths in a VALIDATION_ERROR's metadata ({ errors: [{ path }] }); empty for any other. */
+/** The dotted paths in a VALIDATION_ERROR's metadata ({ errors: [{ path }] }). */
 function validationPaths(metadata: unknown): string[] {
   const errors = (metadata as { errors?: unknown } | null | undefined)?.errors
   if (!Array.isArray(errors)) return []
@@ -95,15 +89,14 @@ export class UsageError extends Error {
 }
 
 /**
- * An input the service's state refuses, found by asking it: an id not in the game, no version to roll
- * back to, a domain another namespace holds. The input to fix is named as in a UsageError, but the
- * usage was right: the CLI exits 1 (a failure), not 2 (bad usage).
+ * An input the service's state refuses (an id not in the game, a domain another namespace holds): the
+ * usage was right, so the CLI exits 1 (a failure), not 2 (bad usage).
  */
 export class ServiceStateError extends UsageError {
   override name = 'ServiceStateError'
 }
 
-/** One problem of a validated value: the service's error path, a sentence, and a title for the annotation. */
+/** One problem of a validated value: the service's error path, a sentence, a title for the annotation. */
 export interface ValidationProblem {
   path: string[]
   description: string
@@ -111,7 +104,6 @@ export interface ValidationProblem {
   title?: string
 }
 
-/** The matchmaker config (or another validated value) that the service's rules reject. */
 export class ValidationFailedError extends Error {
   override name = 'ValidationFailedError'
   readonly problems: readonly ValidationProblem[]
@@ -124,17 +116,14 @@ export class ValidationFailedError extends Error {
   }
 }
 
-/** An answer of the service that is not what its operation promises: the field named, or too large. */
+/** An answer that is not what its operation promises: the field named, or too large. */
 export class UnexpectedAnswerError extends Error {
   override name = 'UnexpectedAnswerError'
 }
 
 type NetworkErrorOptions = ErrorOptions & Partial<Explanation> & { concern?: Concern; gaveUp?: GaveUp }
 
-/**
- * A request that got no complete answer, named by operation and host ("no answer within 30 s"
- * rather than undici's "Headers Timeout Error"); the cause keeps undici's error and its code.
- */
+/** A request that got no complete answer; the cause keeps undici's error and its code. */
 export class NetworkError extends Error {
   override name = 'NetworkError'
   readonly inputs: readonly string[]

@@ -5,6 +5,7 @@ import { ServiceError, UnexpectedAnswerError, type Concern, type Explain } from 
 import { DEADLINE_EXCEEDED, networkFailure } from '../common/network.ts'
 import { RAY_ID_HEADER, type ServiceErrorBody } from './types.ts'
 import type { Operation } from './operations.ts'
+import { anObject } from './shape.ts'
 import { formatBytes } from '../common/format.ts'
 import { redact } from '../common/secrets.ts'
 
@@ -13,11 +14,9 @@ export const USER_AGENT = 'gamehost/0.1'
 export const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']
 
 /**
- * One keep-alive connection pool for every call of a run: API calls and part uploads alike. Behind a
- * proxy it goes through the one HTTPS_PROXY / HTTP_PROXY names, except to the hosts NO_PROXY names, as
- * @actions/http-client and curl do; like curl, a plain-http URL is sent to the proxy as is, an https
- * URL through a CONNECT tunnel. (undici calls that agent experimental and warns once when it is made:
- * so it is made only when a proxy is named.)
+ * One keep-alive pool for every call of a run. Behind a proxy, HTTPS_PROXY / HTTP_PROXY and NO_PROXY
+ * are read as curl reads them. (undici warns once when it makes that agent: it is made only when a
+ * proxy is named.)
  */
 export function createAgent(): Agent | EnvHttpProxyAgent {
   const options = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 15_000 } }
@@ -29,7 +28,6 @@ export function createAgent(): Agent | EnvHttpProxyAgent {
 /** The largest answer read: a site's presigned requests for 20,000 files are some MB. */
 export const ANSWER_BYTES_LIMIT = 128 * 1024 * 1024
 
-/** A request and its whole answer's body, as text. */
 export interface Exchange {
   response: Dispatcher.ResponseData
   text: string
@@ -38,20 +36,14 @@ export interface Exchange {
 /** What the operation promises, from a 200; a ServiceError for a refusal, or for an answer that is not JSON. */
 export function answerOf<T>(op: Operation, { response, text }: Exchange, explain: Explain): T {
   const rayId = header(response.headers, RAY_ID_HEADER)
-  const unexpected = (problem: string) =>
-    new UnexpectedAnswerError(
-      `${op.name}: the service's answer is not what the operation promises: ${problem}` +
-        (rayId ? ` (ray id ${rayId})` : ''),
-    )
   const parsed = parseJson(text)
-  if (
-    response.statusCode === 200 &&
-    typeof parsed === 'object' &&
-    parsed !== null &&
-    !Array.isArray(parsed)
-  ) {
+  if (response.statusCode === 200 && !anObject(parsed, '')) {
     const problem = op.answer?.(parsed, '')
-    if (problem) throw unexpected(problem)
+    if (problem)
+      throw new UnexpectedAnswerError(
+        `${op.name}: the service's answer is not what the operation promises: ${problem}` +
+          (rayId ? ` (ray id ${rayId})` : ''),
+      )
     return parsed as T
   }
   const errorBody: Partial<ServiceErrorBody> =
@@ -80,7 +72,7 @@ export function answerOf<T>(op: Operation, { response, text }: Exchange, explain
   })
 }
 
-/** The concern and the layer above's explanation of it; a plain hint (a gateway's page) as it is. */
+/** A plain hint (a gateway's page) as it is. */
 function explained(explain: Explain, found: Concern | { hint?: string } | undefined) {
   if (!found || !('about' in found)) return found ?? {}
   return { concern: found, ...explain(found) }
@@ -94,7 +86,6 @@ const TOKEN_REFUSALS = new Set([
   'API_FORBIDDEN',
 ])
 
-/** What a refusal of the service points at: the token, the operation's unknown id, or the base URL's path. */
 function refusalConcern(op: Operation, status: number, code: string): Concern | undefined {
   if (status === 500 && code === 'ERROR') return { about: 'unknown-id', operation: op.name }
   // Every id in a path is checked as a UUID first: the service knowing no such route is the base URL's path.
@@ -123,12 +114,12 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(value) ? value[0] : value
 }
 
-/** The answer's body as text (no byte-order mark), failing once it is larger than `limit`. */
+/** The answer's body as text (no byte-order mark). */
 export async function readAnswer(
   op: Operation,
   response: Dispatcher.ResponseData,
   limit: number,
-): Promise<Omit<Exchange, 'response'>> {
+): Promise<string> {
   const { body } = response
   const tooLarge = () => {
     // Destroying the body errors it; nobody reads it any more, so that error must not go uncaught.
@@ -146,7 +137,7 @@ export async function readAnswer(
     if (length > limit) throw tooLarge()
     chunks.push(chunk)
   }
-  return { text: new TextDecoder().decode(Buffer.concat(chunks)) }
+  return new TextDecoder().decode(Buffer.concat(chunks))
 }
 
 function parseJson(text: string): unknown {
@@ -161,7 +152,7 @@ function isErrorBody(value: unknown): value is ServiceErrorBody {
   return typeof value === 'object' && value !== null && typeof (value as { code?: unknown }).code === 'string'
 }
 
-/** Why a call was aborted past its deadline: a network failure of its own code (see retry.ts). */
+/** Why a call was aborted past its deadline: a network failure of its own code. */
 export class DeadlineError extends Error {
   override name = 'DeadlineError'
   readonly code = DEADLINE_EXCEEDED

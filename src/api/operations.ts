@@ -19,10 +19,8 @@ import { isConnectFailure, isNetworkFailure } from '../common/network.ts'
 import type { RetryVerdict } from '../common/retry.ts'
 
 /**
- * How a failed call may be retried. `read`: reads, validations and calls that are safe to repeat,
- * retried on any transient failure. `create`: calls that create something, retried only where a
- * retry cannot create a duplicate or hide an error (429, 502-504, a connection that failed before
- * the request was sent).
+ * `read`: safe to repeat, retried on any transient failure. `create`: retried only where a retry
+ * cannot create a duplicate (429, 502-504, a connection that failed before the request was sent).
  */
 type Safety = 'read' | 'create'
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
@@ -31,11 +29,10 @@ export interface Operation {
   name: string
   method: Method
   safety: Safety
-  /** The shape its 200 answer promises; an answer that does not fit fails naming the field. */
+  /** The shape its 200 answer promises. */
   answer?: ShapeCheck
 }
 
-/** An operation that is safe to repeat (`read`); `creates` makes it a `create`. */
 function op<N extends string, A extends ShapeCheck | undefined = undefined>(
   method: Method,
   name: N,
@@ -160,7 +157,7 @@ export const OPS = {
   completeUpload: op('POST', 'uploads.complete'),
 } as const satisfies Record<string, Operation>
 
-/** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
+/** What a retry can fix, after the wait the service asks for. */
 export function classify(op: Operation, error: unknown, now: number): RetryVerdict {
   if (!shouldRetry(op, error)) return false
   const afterMs = requestedDelay(error, now)
@@ -177,5 +174,4 @@ export function shouldRetry(op: Operation, error: unknown): boolean {
   return op.safety === 'create' ? isConnectFailure(error) : isNetworkFailure(error)
 }
 
-/** The name of each operation of the service, as its errors say it. */
 export type OperationName = (typeof OPS)[keyof typeof OPS]['name']

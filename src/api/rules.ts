@@ -17,16 +17,12 @@ export const SITE_BYTES_LIMIT = 1_000_000_000
 /** Part size of a CDN site's multipart files (5 MiB or more, since v24.6): the emulator plans with it. */
 export const PART_SIZE = 100 * 1024 * 1024
 export const MAX_PARTS = 10_000
-/**
- * The store keeps each file of a site at the key `<upload_id>/<path>`, and a key is at most 1,024
- * bytes of UTF-8 (S3's limit): the upload id is a UUID, so a path may have 1,024 - 37 bytes.
- */
+/** The store keeps each file at the key `<upload_id>/<path>`, at most 1,024 bytes (S3's limit). */
 export const OBJECT_KEY_MAX_BYTES = 1024
 const UPLOAD_KEY_PREFIX_BYTES = '00000000-0000-0000-0000-000000000000/'.length
 export const SITE_PATH_MAX_BYTES = OBJECT_KEY_MAX_BYTES - UPLOAD_KEY_PREFIX_BYTES
 
 export const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/
-/** Every id of the service. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const DOMAIN = /^[0-9a-z.-]+$/
 
@@ -48,10 +44,7 @@ export function nameIdProblems(nameId: string): string[] {
   return NAME_ID.test(nameId) ? [] : ['invalid']
 }
 
-/**
- * Problems of a display name: 1 to maxBytes bytes of UTF-8, the only whitespace a single space that
- * is neither leading, trailing nor doubled.
- */
+/** The only whitespace a single space that is neither leading, trailing nor doubled. */
 export function displayNameProblems(name: string, maxBytes = DISPLAY_NAME_MAX_BYTES): string[] {
   const bytes = Buffer.byteLength(name, 'utf8')
   if (bytes < 1) return ['too-short']
@@ -97,7 +90,7 @@ export function matchmakerConfigProblems(lobbyCountMax: number, maxPlayers: numb
   return errors
 }
 
-/** Why the service refuses a tag filter (a JSON object of string to string); undefined when it takes it. */
+/** Why the service refuses a tag filter (a JSON object of string to string). */
 export function serverTagsProblem(tags: unknown): string | undefined {
   if (typeof tags !== 'object' || tags === null || Array.isArray(tags))
     return 'expected a JSON object of string to string'
@@ -117,20 +110,17 @@ function bytesBetween(text: string, min: number, max: number): boolean {
   return bytes >= min && bytes <= max
 }
 
-/** The service's rule: 1 to 255 of `[0-9a-z.-]`, so no protocol or path. */
 export function isValidDomain(domain: string): boolean {
   return domain.length >= 1 && domain.length <= DOMAIN_MAX && DOMAIN.test(domain)
 }
 
-/** The longest host name DNS can carry (RFC 1035, written without the root's trailing dot), and its labels. */
+/** RFC 1035, written without the root's trailing dot. */
 const HOST_NAME_MAX = 253
 const HOST_LABEL_MAX = 63
 
 /**
- * Why a domain the service would take (isValidDomain) still cannot work as a host name, or undefined
- * when it can: labels of 1 to 63 characters of a-z, 0-9 and hyphens, none at a label's start or end,
- * at most 253 characters in all, no trailing dot (the service would keep it as another domain). The
- * client checks it; the service, and so the emulator, checks only isValidDomain.
+ * Why a domain the service would take (isValidDomain) still cannot work as a host name. The client
+ * checks it; the service, and so the emulator, checks only isValidDomain.
  */
 export function hostNameProblem(domain: string): string | undefined {
   if (domain.endsWith('.') && domain.length > 1)
@@ -176,16 +166,13 @@ export function describeValidationPath(path: readonly string[]): string {
   return known[key] ?? `invalid value at ${key}`
 }
 
-/** A short title for a validation error path: `lobby-count too high`. */
+/** `lobby-count too high`. */
 export function validationTitle(path: readonly string[]): string {
   const [field, ...rest] = path
   return rest.length ? `${field} ${rest.join(' ').replace(/-/g, ' ')}` : (field ?? '').replace(/-/g, ' ')
 }
 
-/**
- * The [byte_offset, content_length] parts a service that cuts files of `threshold` bytes or more
- * answers for a file. The client never plans with it: it uploads what the service's answer lists.
- */
+/** The parts the service answers for a file. The client never plans with it: it uploads what is listed. */
 export function planParts(
   size: number,
   threshold: number,

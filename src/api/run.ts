@@ -1,7 +1,5 @@
 // One run of the service, as the deploy, the close and each operation open it: the client, the retry
-// policy, the time limits computed once from `request-timeout`, the clock, and one signal that a
-// cancellation or the run's deadline aborts. dispose() ends it: the timer stops and the connection
-// pool the run made is closed (destroyed when the run was aborted: nothing waits for what is in flight).
+// policy, the time limits, the clock, and one signal that a cancellation or the run's deadline aborts.
 
 import type { Dispatcher } from 'undici'
 import type { Logger } from '../common/logger.ts'
@@ -22,29 +20,29 @@ import type { Explain } from './errors.ts'
 export interface RunOptions {
   connection: { apiUrl: string; token: string }
   logger: Logger
-  /** `request-timeout` in ms: every time limit is derived from it (default the input's default). */
+  /** `request-timeout` in ms (default the input's default). */
   requestTimeoutMs?: number
-  /** The time limits themselves, instead of those of requestTimeoutMs (tests make them short). */
+  /** Instead of those of requestTimeoutMs (tests make them short). */
   timeouts?: Timeouts
   retries?: number
   maxRetryAfterMs?: number
   retry?: Partial<RetryPolicy>
-  /** A pool to use instead of the run's own; it is never closed by the run. */
+  /** Used instead of the run's own pool, and never closed by the run. */
   dispatcher?: Dispatcher
   signal?: AbortSignal
-  /** The whole run's time bound: past it the run's signal aborts with a RunDeadlineError. Default none. */
+  /** Past it the run's signal aborts with a RunDeadlineError. Default none. */
   deadlineMs?: number
-  /** What the run does, for the deadline's message ("the servers run"). */
+  /** For the deadline's message ("the servers run"). */
   name?: string
   explain?: Explain
-  /** Durations are measured on it (default Date.now); the retry policy's own clock unless it has one. */
+  /** Default Date.now; the retry policy's own clock unless it has one. */
   clock?: Clock
-  /** What a long wait says its progress on, with `clock` (default a real timer). */
+  /** What a long wait says its progress on (default a real timer). */
   timer?: Timer
 }
 
 export interface Run extends AsyncDisposable {
-  /** The service's client, made on first use (a dry run never makes one). */
+  /** Made on first use (a dry run never makes one). */
   readonly client: ServiceClient
   readonly retry: RetryPolicy
   readonly timeouts: Timeouts
@@ -53,7 +51,6 @@ export interface Run extends AsyncDisposable {
   /** Aborted by a cancellation (its CancelledError) or by the deadline (a RunDeadlineError). */
   readonly signal: AbortSignal
   readonly logger: Logger
-  /** The given pool, or the run's own, made on first use. */
   readonly dispatcher: Dispatcher
   dispose(): Promise<void>
 }
@@ -72,7 +69,7 @@ export class RunDeadlineError extends Error {
   }
 }
 
-/** The Run of a deploy or a close: the inputs' connection and transfer limits, the face's logger and signal. */
+/** The Run of a deploy or a close. */
 export function openTransferRun(
   inputs: {
     connection: RunOptions['connection']

@@ -1,6 +1,5 @@
 // The shape an operation promises for its answer, checked before anything reads it: a missing or
-// wrong field fails naming the field, not later as an empty output or a TypeError. Each check
-// returns what is wrong (`namespace_id is missing`), or undefined when the value fits.
+// wrong field fails naming the field (`namespace_id is missing`), not later as a TypeError.
 
 import { NAME_ID, UUID, hostNameProblem, isValidDomain } from './rules.ts'
 
@@ -17,7 +16,6 @@ function named(at: string, what: string, value: unknown): string {
   return value === undefined ? `${at} is missing` : `${at} is ${describe(value)}, not ${what}`
 }
 
-/** A check that `value` passes `test`, else names it as not `what`. */
 function fits(what: string, test: (value: unknown) => boolean): ShapeCheck {
   return (value, at) => (test(value) ? undefined : named(at, what, value))
 }
@@ -32,7 +30,7 @@ export const aNameId = fits(
   'a name id (a-z, 0-9 and single dashes)',
   (value) => isString(value) && value.length <= 63 && NAME_ID.test(value),
 )
-/** It becomes the host of the url output and of links in the comment. */
+/** The host of the url output and of links in the comment. */
 export const aHostName = fits(
   'a host name',
   (value) => isString(value) && isValidDomain(value) && !hostNameProblem(value),
@@ -44,7 +42,7 @@ export const anObject = fits(
   (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
 )
 
-/** A field that may be absent (or null); when there, it must fit `check`. */
+/** Absent or null, or fits `check`. */
 export function optional(check: ShapeCheck): ShapeCheck {
   return (value, at) => (value === undefined || value === null ? undefined : check(value, at))
 }
@@ -60,7 +58,7 @@ export function listOf(item: ShapeCheck): ShapeCheck {
   }
 }
 
-/** An object with (at least) these fields; fields not named are allowed, as the service adds some. */
+/** Fields not named are allowed: the service adds some. */
 export function objectOf(fields: Record<string, ShapeCheck>): ShapeCheck {
   return (value, at) => {
     const problem = anObject(value, at)

@@ -134,7 +134,7 @@ export interface VersionSummary {
   create_ts: string
 }
 
-/** GET /cloud/games/{game_id}: the fields the client reads (the service sends more). */
+/** The fields the client reads (the service sends more). */
 export interface GetGameResponse {
   game: {
     game_id: string
@@ -145,7 +145,7 @@ export interface GetGameResponse {
   }
 }
 
-export interface NamespaceDomain {
+interface NamespaceDomain {
   domain: string
   create_ts: string
   /** `active` once its DNS points at the namespace's host and its certificate is issued; `pending` until then; `failed`. */
@@ -155,12 +155,11 @@ export interface NamespaceDomain {
   verification_errors?: string[]
 }
 
-/** GET /cloud/bootstrap: the fields the client reads. `domains.cdn` is absent on a service without one. */
+/** `domains.cdn` is absent on a service without one. */
 export interface BootstrapResponse {
   domains?: { cdn?: string | null; main?: string | null; job?: string | null } | null
 }
 
-/** GET /cloud/games/{game_id}/namespaces/{namespace_id}: the fields the client reads. */
 export interface GetNamespaceResponse {
   namespace: NamespaceSummary & {
     config: {
@@ -168,7 +167,6 @@ export interface GetNamespaceResponse {
         domains: NamespaceDomain[]
         /** `basic`: every host of the namespace asks for one of its users' credentials; `none`: public. */
         auth_type?: CdnAuthType
-        /** The users' names (never their passwords). */
         auth_user_list?: Array<{ user: string }>
       }
     }
@@ -177,13 +175,12 @@ export interface GetNamespaceResponse {
 
 export type CdnAuthType = 'basic' | 'none'
 
-/** POST .../namespaces/{namespace_id}/auth-user: `password` is a bcrypt hash, never the password. */
+/** `password` is a bcrypt hash, never the password. */
 export interface CdnAuthUserRequest {
   user: string
   password: string
 }
 
-/** The body of every error answer of the service. */
 export interface ServiceErrorBody {
   code: string
   message: string
@@ -192,13 +189,9 @@ export interface ServiceErrorBody {
   metadata?: unknown
 }
 
-/** Header that repeats the ray id of every answer. */
 export const RAY_ID_HEADER = 'rvt-ray-id'
 
-/**
- * A version's game config as the service answers it: `cdn` beside `matchmaker` and whatever other
- * sections the game has. A deploy changes `cdn.site_id` (and routes) and keeps every other part.
- */
+/** A deploy changes `cdn.site_id` (and routes) and keeps every other section. */
 export interface VersionConfig {
   cdn?: { site_id?: string; routes?: CdnRoute[]; [field: string]: unknown }
   matchmaker?: { game_modes?: unknown; lobby_groups?: unknown; [field: string]: unknown }
@@ -214,7 +207,7 @@ export interface CreateVersionRequest {
   config: VersionConfig
 }
 
-/** GET .../namespaces/{namespace_id}/version-history: newest first. */
+/** Newest first. */
 export interface NamespaceVersionHistory {
   versions: Array<{ namespace_id: string; version_id: string; deploy_ts: string }>
 }

@@ -1,6 +1,5 @@
-// Game versions as the service sends and takes them (as read from its source): the wire shape of a
-// version config, the CDN's limits, and route globs as the service parses and the CDN matches them. What the service does with a config beyond that (lobby groups,
-// validation, storage) is the emulator's: version-rules.ts.
+// Game versions as the service sends and takes them (read from its source): a version config's wire
+// shape, the CDN's limits, and route globs as the service parses and the CDN matches them.
 
 export interface CdnHeader {
   name: string
@@ -171,10 +170,8 @@ export const CDN_SERVED_MAX = 10
 type GlobToken = { char: string } | 'any' | 'recursive'
 
 /**
- * The tokens of a route glob, or undefined when the service's parser refuses it (a segment that
- * holds `**` and anything else). Segments split on `/` (a character after `\` never splits); `*`
- * matches one or more characters within a segment, a `**` segment any sequence; consecutive `**`
- * segments count once. An empty glob parses to no tokens, which validation reports as invalid too.
+ * The tokens of a route glob, or undefined when the service's parser refuses it (a segment that holds
+ * `**` and anything else). A character after `\` never splits; consecutive `**` segments count once.
  */
 export function parseGlob(glob: string): GlobToken[] | undefined {
   const segments: string[] = []
@@ -220,17 +217,16 @@ export function globToString(tokens: readonly GlobToken[]): string {
   return tokens.map((token) => (token === 'any' ? '*' : token === 'recursive' ? '**/' : token.char)).join('')
 }
 
-/** The glob as the service answers it; the glob itself when it does not parse. */
+/** The glob itself when it does not parse. */
 export function normalizeGlob(glob: string): string {
   const tokens = parseGlob(glob)
   return tokens ? globToString(tokens) : glob
 }
 
 /**
- * True when the CDN applies a route of this glob to `path` (the request's path, from its leading `/`):
- * the whole path, `*` as one or more characters but `/`, `**` as any. Matched by stepping through the
- * glob's steps once per character of the path (a regular expression backtracks for minutes on a glob
- * with a dozen stars against a long path).
+ * True when the CDN applies a route of this glob to `path` (from its leading `/`): `*` is one or more
+ * characters but `/`, `**` any. Stepped once per character of the path: a regular expression
+ * backtracks for minutes on a glob with a dozen stars against a long path.
  */
 export function globMatches(glob: string, path: string): boolean {
   const tokens = parseGlob(glob)
@@ -256,7 +252,7 @@ export function globMatches(glob: string, path: string): boolean {
   return states.has(end)
 }
 
-/** What one position of a glob takes: a given character, one character but `/`, or any number of either. */
+/** What one position of a glob takes. */
 type GlobStep = { char: string } | 'segment-char' | 'segment-chars' | 'any-chars'
 
 /** `*` is one character of a segment and then any number more. */
@@ -268,7 +264,6 @@ function globSteps(tokens: readonly GlobToken[]): GlobStep[] {
 
 const repeats = (step: GlobStep) => step === 'segment-chars' || step === 'any-chars'
 
-/** One character can be taken by both steps. */
 function stepsMeet(a: GlobStep, b: GlobStep): boolean {
   if (typeof a === 'object' && typeof b === 'object') return a.char === b.char
   if (typeof a === 'object') return b === 'any-chars' || a.char !== '/'
@@ -276,11 +271,7 @@ function stepsMeet(a: GlobStep, b: GlobStep): boolean {
   return true
 }
 
-/**
- * True when some request path is matched by both globs (as the CDN matches them, see globMatches):
- * where two routes overlap, only the one of higher priority adds its header. False when either glob
- * does not parse.
- */
+/** Where two routes overlap, only the one of higher priority adds its header. */
 export function globsOverlap(a: string, b: string): boolean {
   const tokensA = parseGlob(a)
   const tokensB = parseGlob(b)
@@ -310,13 +301,10 @@ export function globsOverlap(a: string, b: string): boolean {
   return false
 }
 
-/** The paths the CDN serves through its page layer, as a message names them. */
+/** The paths the CDN serves through its page layer. */
 export const PAGES = '/, paths ending in /, and *.html'
 
-/**
- * A page: a request path the CDN serves through its page layer (`/`, a path ending in `/`, `*.html`).
- * A site's file is one when `/` and its path is.
- */
+/** A site's file is one when `/` and its path is. */
 export function isPage(urlPath: string): boolean {
   return urlPath.endsWith('/') || urlPath.endsWith('.html')
 }

@@ -1,6 +1,6 @@
-// Cancellation: GitHub cancels a step with SIGINT, then SIGTERM about 7.5 s later, then kills it; a
-// terminal user presses Ctrl-C. Either aborts one signal that every request and wait of the run
-// listens to, so the run can still say what it did before it exits.
+// GitHub cancels a step with SIGINT, then SIGTERM about 7.5 s later, then kills it; a terminal user
+// presses Ctrl-C. Either aborts the one signal every request and wait of the run listens to, so the
+// run can still say what it did before it exits.
 
 /** The reason a cancelled run's signal carries, and the error its deploy ends with. */
 export class CancelledError extends Error {
@@ -16,25 +16,20 @@ export function isCancelled(error: unknown): error is CancelledError {
   return error instanceof CancelledError
 }
 
-/** SIGINT and SIGTERM; on Windows also SIGBREAK, which a console sends on Ctrl-Break. */
+/** On Windows also SIGBREAK, which a console sends on Ctrl-Break. */
 export function cancelSignals(platform: NodeJS.Platform = process.platform): NodeJS.Signals[] {
   return platform === 'win32' ? ['SIGINT', 'SIGTERM', 'SIGBREAK'] : ['SIGINT', 'SIGTERM']
 }
 
-export interface SignalCancellation {
-  signal: AbortSignal
-  /** Stops listening: the process's own handling of these signals comes back. */
-  dispose(): void
-}
-
 /**
- * Aborts `signal` with a CancelledError on the first of `signals` the process receives; each further
- * one calls `again` (the CLI quits at once on a second Ctrl-C; the action keeps ending cleanly).
+ * Aborts `signal` with a CancelledError on the first of `signals`; each further one calls `again` (the
+ * CLI quits at once on a second Ctrl-C; the action keeps ending cleanly). dispose() gives the process
+ * its own handling of these signals back.
  */
 export function cancelOnSignals(
   signals: readonly NodeJS.Signals[],
   again?: (signal: NodeJS.Signals) => void,
-): SignalCancellation {
+): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController()
   const onSignal = (received: NodeJS.Signals) => {
     if (controller.signal.aborted) again?.(received)

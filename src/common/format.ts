@@ -1,4 +1,3 @@
-/** `1 file`, `2 files`. */
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`
 }
@@ -8,7 +7,6 @@ export function listSome(list: readonly string[], shown: number): string {
   return `${list.slice(0, shown).join(', ')}${list.length > shown ? `, and ${list.length - shown} more` : ''}`
 }
 
-/** The text with its first letter a capital: the start of a sentence. */
 export function capital(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1)
 }

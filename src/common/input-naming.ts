@@ -1,7 +1,5 @@
-// How a message names an input: in the face's words. The action's user writes `namespace: staging`
-// in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
-// problem is found, far from the face, so the face says once, as it starts, how inputs are named,
-// and every message naming an input names it through inputName, inputAssignment or inputSource.
+// How a message names an input, in the face's words (`namespace: staging`, `--namespace staging`).
+// Messages are made far from the face, so the face says once, as it starts, how inputs are named.
 
 export interface InputNaming {
   /** `namespace`, `--namespace`. */
@@ -29,7 +27,7 @@ export const inputName = (input: string): string => naming.name(input)
 export const inputAssignment = (input: string, value: string): string => naming.assignment(input, value)
 export const inputSource = (input: string): string => naming.source(input)
 
-/** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
+/** `a`, `a and b`, `a, b and c`. */
 export function inputList(inputs: readonly string[]): string {
   const names = inputs.map(inputName)
   return names.length < 2

@@ -1,17 +1,12 @@
 /**
- * The small logging surface the core needs. The action maps it onto @actions/core, the CLI onto the
- * terminal, tests onto an array: the core never imports @actions/*.
- *
- * A message is one line, handed over as it is, text from outside included: the faces show it inert
- * (untrusted.ts visible(): a line break in it shows as `\n`, a workflow command or an escape sequence
- * as text). Text of several lines is logged as several messages.
+ * The action maps it onto @actions/core, the CLI onto the terminal, tests onto an array. A message is
+ * one line, handed over as it is: the faces show it inert (visible()). Several lines are several messages.
  */
 export interface Logger {
   info(message: string): void
   warning(message: string, annotation?: AnnotationProperties): void
   error(message: string, annotation?: AnnotationProperties): void
   debug(message: string): void
-  /** Runs `fn` inside a collapsible group of log lines. */
   group<T>(name: string, fn: () => Promise<T>): Promise<T>
 }
 
@@ -20,7 +15,7 @@ export interface AnnotationProperties {
   file?: string
 }
 
-/** A logger that keeps every line, for tests. */
+/** For tests. */
 export function memoryLogger(lines: string[] = []): Logger & { lines: string[] } {
   return {
     lines,

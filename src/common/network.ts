@@ -1,7 +1,5 @@
-// The one classifier of network failures: what a request that got no answer ran into (a refused or
-// unreachable host, a name that does not resolve, a refused certificate, a connection lost, no file
-// descriptor left), read from the `code`s of the error and its causes (undici's sit in the cause).
-// The API client, seen-live, the private-host wait, the uploader and the GitHub calls all ask here.
+// The one classifier of network failures, read from the `code`s of the error and its causes (undici's
+// sit in the cause).
 
 /** The code of a request aborted past its overall deadline (the API client's DeadlineError). */
 export const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED'
@@ -37,7 +35,6 @@ const KINDS: Record<string, NetworkFailureKind> = {
 
 const TLS_CODE = /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/
 
-/** The `code`s of an error and its causes, outermost first. */
 export function errorCodes(error: unknown): string[] {
   const codes: string[] = []
   for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as Error).cause, depth++) {
@@ -51,7 +48,7 @@ function kindOf(code: string): NetworkFailureKind | undefined {
   return Object.hasOwn(KINDS, code) ? KINDS[code] : TLS_CODE.test(code) ? 'tls' : undefined
 }
 
-/** What network failure `error` is (its outermost known code), or undefined when it is none. */
+/** The outermost known code's failure. */
 export function networkFailure(error: unknown): { kind: NetworkFailureKind; code: string } | undefined {
   for (const code of errorCodes(error)) {
     const kind = kindOf(code)

@@ -1,9 +1,7 @@
 // The one poll loop: a check tried until it sees what it waits for, within a bound, its waits
-// doubling from FIRST_WAIT_MS to LONGEST_WAIT_MS (the last one cut to the bound). What a change of a
-// namespace needs (its build seen live, its host seen private) waits here: a publish reaches the CDN's
-// edge seconds later, as its router polls its configuration every 2.5 s, after a queued worker.
-// A wait of minutes is never silent: every PROGRESS_EVERY_MS it says how it stands, whether a check
-// or a wait between checks is under way.
+// doubling from FIRST_WAIT_MS to LONGEST_WAIT_MS (the last one cut to the bound). A publish reaches the
+// CDN's edge seconds later, as its router polls its configuration every 2.5 s, after a queued worker.
+// A wait of minutes is never silent: every PROGRESS_EVERY_MS it says how it stands.
 
 import { setTimeout as sleepFor } from 'node:timers/promises'
 import { formatSeconds, plural } from './format.ts'
@@ -15,13 +13,12 @@ export const PROGRESS_EVERY_MS = 15_000
 /** A check under way for longer than this says what the host does now: it does not answer. */
 const SLOW_CHECK_MS = 5_000
 
-/** What a check that did not see it yet says: why, and whether a later check would say the same. */
+/** What a check that did not see it yet says. */
 export interface NotYet {
   /** A failure a later check would repeat (the host name does not resolve, its certificate is refused). */
   permanent?: boolean
 }
 
-/** How a poll stands, said every PROGRESS_EVERY_MS. */
 export interface Progress<P extends NotYet> {
   /** Checks ended so far. */
   attempts: number
@@ -38,17 +35,15 @@ export interface PollOptions<P extends NotYet> {
   clock: { now(): number }
   /** Waits between checks (default a timer); rejects when the signal aborts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>
-  /** Ends the poll at once, rejecting with its reason. */
   signal: AbortSignal
-  /** Hears of each check that did not see it yet. */
   onNotYet?: (attempt: number, notYet: P) => void
-  /** The first wait and the longest (default FIRST_WAIT_MS and LONGEST_WAIT_MS): equal, a steady pace. */
+  /** Default FIRST_WAIT_MS and LONGEST_WAIT_MS; equal, a steady pace. */
   waits?: { firstMs: number; longestMs: number }
-  /** Hears every `everyMs` (default PROGRESS_EVERY_MS) on `timer` how the poll stands, until it ends. */
+  /** Said every `everyMs` (default PROGRESS_EVERY_MS) on `timer` until the poll ends. */
   progress?: { say: (progress: Progress<P>) => void; timer: Timer; everyMs?: number }
 }
 
-export interface Polled<P extends NotYet> {
+interface Polled<P extends NotYet> {
   seen: boolean
   attempts: number
   durationMs: number
@@ -66,16 +61,17 @@ export async function pollUntil<P extends NotYet>(
   const { firstMs, longestMs } = options.waits ?? { firstMs: FIRST_WAIT_MS, longestMs: LONGEST_WAIT_MS }
   const started = clock.now()
   const state: { attempts: number; last?: P; checkStarted?: number } = { attempts: 0 }
+  const { progress } = options
   const stopProgress =
-    options.progress &&
-    everyInterval(options.progress, () => {
+    progress &&
+    every(progress.timer, progress.everyMs ?? PROGRESS_EVERY_MS, () => {
       const now = clock.now()
       const elapsedMs = now - started
       const { attempts, last, checkStarted } = state
-      const progress: Progress<P> = { attempts, elapsedMs, leftMs: Math.max(timeoutMs - elapsedMs, 0) }
-      if (last) progress.last = last
-      if (checkStarted !== undefined) progress.checkingMs = now - checkStarted
-      return progress
+      const standing: Progress<P> = { attempts, elapsedMs, leftMs: Math.max(timeoutMs - elapsedMs, 0) }
+      if (last) standing.last = last
+      if (checkStarted !== undefined) standing.checkingMs = now - checkStarted
+      progress.say(standing)
     })
   try {
     let wait = firstMs
@@ -97,14 +93,6 @@ export async function pollUntil<P extends NotYet>(
   } finally {
     stopProgress?.()
   }
-}
-
-/** Says `standing()` every `everyMs` until the answer is called. */
-function everyInterval<P extends NotYet>(
-  { say, timer, everyMs = PROGRESS_EVERY_MS }: NonNullable<PollOptions<P>['progress']>,
-  standing: () => Progress<P>,
-): () => void {
-  return every(timer, everyMs, () => say(standing()))
 }
 
 /** Calls `tick` every `everyMs` on `timer` until the answer is called: a long wait that is no poll. */

@@ -13,7 +13,7 @@ export type OutputValue = string | number | boolean | null | object
 export type Inline = string | { code: string }
 export type Cell = Inline | readonly Inline[]
 
-export interface ReportTable {
+interface ReportTable {
   header: readonly string[]
   rows: ReadonlyArray<readonly Cell[]>
   /** The first column names each row (What / Value): text output leaves the header out. */
@@ -44,10 +44,13 @@ export function text(value: string): ReportBlock {
   return { kind: 'text', text: value }
 }
 
-/** The cell as plain text. */
+const partsOf = (cell: Cell): readonly Inline[] =>
+  typeof cell === 'string' || !Array.isArray(cell) ? [cell as Inline] : (cell as readonly Inline[])
+
 function cellText(cell: Cell): string {
-  const parts: readonly Inline[] = typeof cell === 'string' || !Array.isArray(cell) ? [cell as Inline] : cell
-  return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('')
+  return partsOf(cell)
+    .map((part) => (typeof part === 'string' ? part : part.code))
+    .join('')
 }
 
 /**
@@ -55,8 +58,7 @@ function cellText(cell: Cell): string {
  * other controls shown as escapes, see visible()), so that it cannot end the summary's HTML block.
  */
 export function cellHtml(cell: Cell): string {
-  const parts: readonly Inline[] = typeof cell === 'string' || !Array.isArray(cell) ? [cell as Inline] : cell
-  return parts
+  return partsOf(cell)
     .map((part) =>
       typeof part === 'string' ? escapeHtml(visible(part)) : `<code>${escapeHtml(visible(part.code))}</code>`,
     )

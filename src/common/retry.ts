@@ -1,14 +1,11 @@
-// The one retry engine: backoff with jitter, the wait a service asks for, a bound on the time spent
-// and a deadline, and the run's signal. Each caller gives only its classifier (what a failure is
-// worth: a retry, a retry after a given wait, or none) and its attempt; clock, sleep and randomness
-// are injectable, so tests decide on events and take milliseconds.
+// The one retry engine: backoff with jitter, the wait a service asks for, a bound on the time spent,
+// a deadline and the run's signal. Each caller gives only its classifier and its attempt.
 
-import { messageOf } from './format.ts'
+import { formatSeconds, messageOf } from './format.ts'
 import { setTimeout as delay } from 'node:timers/promises'
 import type { Logger } from './logger.ts'
 import { errorCodes } from './network.ts'
 
-/** Why a retried call stopped before a success. */
 export type GaveUp =
   | { kind: 'retries-spent'; attempts: number }
   | { kind: 'out-of-time'; attempts: number; elapsedMs: number; maxElapsedMs: number }
@@ -34,10 +31,7 @@ export function gaveUpNote(gaveUp: GaveUp | undefined): string {
   }
 }
 
-/**
- * The last error of a call whose retries stopped, made again saying how: an error that knows how to
- * (its own `afterRetries`, as the API's errors do), else a plain Error with the note and the cause.
- */
+/** The last error made again saying how its retries stopped: by its own `afterRetries` when it has one. */
 function afterRetries(error: unknown, gaveUp: GaveUp): unknown {
   const own = (error as { afterRetries?: unknown } | null)?.afterRetries
   if (typeof own === 'function') return (own as (g: GaveUp) => unknown).call(error, gaveUp)
@@ -54,11 +48,11 @@ export interface RetryPolicy {
   maxRetryAfterMs: number
   /** No retry starts later than this after the first attempt: a service that stays down fails in minutes. */
   maxElapsedMs: number
-  /** Waits `ms`; the default ends at once with `signal` (the policy's own when none is given). */
+  /** The default ends at once with `signal` (the policy's own when none is given). */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>
   random: () => number
   now: () => number
-  /** Cancels the run: no attempt starts once aborted, and a wait ends at once, rejecting with the reason. */
+  /** No attempt starts once aborted, and a wait ends at once, rejecting with the reason. */
   signal?: AbortSignal
   /** No retry starts past this time (RetryPolicy.now), whatever maxElapsedMs allows: a budget shared by calls. */
   deadlineAt?: number
@@ -84,26 +78,17 @@ export function retryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
   return policy
 }
 
-/** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
+/** Between half and all of base * 2^attempt, capped. */
 export function backoffDelay(attempt: number, policy: RetryPolicy): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt)
   return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2)
 }
 
-/**
- * What the caller's classifier says of a failure (`now` is the policy's clock): retry it (true), retry
- * it after the wait the service asked for (`afterMs`), fail with it as it is (false), or fail saying
- * how its retries stopped.
- */
+/** Retry (true), retry after the wait the service asked for, fail as it is (false), or fail saying how. */
 export type RetryVerdict = boolean | GaveUp | { afterMs: number }
 export type Classifier = (error: unknown, now: number) => RetryVerdict
 
-/**
- * What follows a failed attempt (`index` 0 for the first; `startedAt` and `now` on RetryPolicy.now):
- * a retry after its wait, unless the caller says no, the retries are spent, the service asks for a
- * wait longer than allowed, or the retry would start past maxElapsedMs or deadlineAt. A failure with
- * `gaveUp` is made again saying how its retries stopped.
- */
+/** What follows a failed attempt (`index` 0 for the first; `startedAt` and `now` on RetryPolicy.now). */
 export function decideRetry(
   verdict: RetryVerdict,
   state: { index: number; startedAt: number; now: number },
@@ -125,30 +110,17 @@ export function decideRetry(
   }
   const waitMs = asked === undefined ? backoffDelay(state.index, policy) : asked + policy.random() * 250
   const elapsedMs = state.now - state.startedAt
-  const late = outOfTime(attempts, elapsedMs, waitMs, policy)
-  if (late) return { kind: 'fail', gaveUp: late }
-  if (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt) {
-    const maxElapsedMs = Math.max(0, policy.deadlineAt - state.startedAt)
-    return { kind: 'fail', gaveUp: { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs } }
-  }
+  const outOfTime = (maxElapsedMs: number) =>
+    ({ kind: 'fail', gaveUp: { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs } }) as const
+  if (elapsedMs + waitMs > policy.maxElapsedMs) return outOfTime(policy.maxElapsedMs)
+  if (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt)
+    return outOfTime(Math.max(0, policy.deadlineAt - state.startedAt))
   return { kind: 'retry', waitMs }
 }
 
-/** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
-function outOfTime(
-  attempts: number,
-  elapsedMs: number,
-  waitMs: number,
-  policy: RetryPolicy,
-): GaveUp | undefined {
-  if (elapsedMs + waitMs <= policy.maxElapsedMs) return undefined
-  return { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs: policy.maxElapsedMs }
-}
-
 /**
- * Runs `attempt` until it succeeds or decideRetry says to fail. Logs each retry with `describe` (never
- * a URL: presigned URLs are credentials) and the retries `retriesFor` the error (default the
- * policy's). A failure after retries is the last error made again with how they stopped.
+ * Logs each retry with `describe` (never a URL: presigned URLs are credentials) and the retries
+ * `retriesFor` the error (default the policy's).
  */
 export async function withRetries<T>(
   describe: string,
@@ -168,10 +140,10 @@ export async function withRetries<T>(
       const now = policy.now()
       const decision = decideRetry(classify(error, now), { index, startedAt, now }, policy)
       if (decision.kind === 'fail') throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error
-      const wait = (decision.waitMs / 1000).toFixed(1)
-      logger.info(
-        `${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${retriesFor(error)} in ${wait} s`,
-      )
+      const reason = shortReason(error)
+      // A part's error names its file already.
+      const what = reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`
+      logger.info(`${what}; retry ${index + 1} of ${retriesFor(error)} in ${formatSeconds(decision.waitMs)}`)
       await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal)
     }
   }
@@ -186,11 +158,6 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
     signal.addEventListener('abort', onAbort, { once: true })
     void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject)
   })
-}
-
-/** `what: reason`, unless the reason already names what failed (a part's error names its file). */
-function withSubject(describe: string, reason: string): string {
-  return reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`
 }
 
 function shortReason(error: unknown): string {

@@ -1,10 +1,7 @@
-// The one redactor of a run. The faces register every secret of the run (the secret inputs, the
-// password of basic-auth, credentials in api-url) as they read their inputs, and every text that leaves
-// the process passes redact(): visible() (the first step of every escaping in untrusted.ts) calls it, so
-// a secret is gone before any escaping, and each face's writers (its streams, job summary, outputs,
-// the bodies it sends to GitHub) call it again on what they write, so that nothing can bypass it.
+// The one redactor of a run. The faces register every secret as they read their inputs; visible()
+// calls redact() before any escaping, and each face's writers (streams, job summary, outputs, bodies
+// sent to GitHub) call it again on what they write, so that nothing can bypass it.
 
-/** What the runner's masking shows. */
 const REDACTED = '***'
 
 /** Shorter values are not secrets worth redacting: they would blank ordinary words of the log. */
@@ -12,12 +9,7 @@ const MIN_SECRET_LENGTH = 4
 /** A base64 run shorter than this is too short to stand for the secret inside a longer encoding. */
 const MIN_BASE64_CORE = 8
 
-/**
- * The forms a secret travels in, besides itself: base64 (standard and URL-safe, whole and as it shows
- * inside a longer encoding, e.g. `user:password` in a Basic header), URL-encoded, Markdown-escaped (as
- * untrusted.ts's markdownText and markdownCode escape), JSON-escaped, HTML-escaped, and escaped as
- * @actions/core escapes a workflow command's message and properties.
- */
+/** The forms a secret travels in: base64 (inside a longer encoding too), URL, Markdown, JSON, HTML, workflow command. */
 export function secretForms(secret: string): string[] {
   const forms = [
     secret,
@@ -73,7 +65,6 @@ export class Secrets {
   readonly #forms = new Set<string>()
   #pattern: RegExp | undefined
 
-  /** Registers a secret (an empty or too short value is ignored). */
   add(secret: string | undefined): void {
     if (!secret || secret.length < MIN_SECRET_LENGTH) return
     for (const form of secretForms(secret)) this.#forms.add(form)
@@ -86,7 +77,7 @@ export class Secrets {
     return this.#pattern ? text.replace(this.#pattern, REDACTED) : text
   }
 
-  /** Every string in a JSON-like value redacted: arrays and plain objects copied, anything else kept. */
+  /** Arrays and plain objects copied with their strings redacted, anything else kept. */
   redactValue<T>(value: T): T {
     if (typeof value === 'string') return this.redact(value) as T
     if (Array.isArray(value)) return value.map((item: unknown) => this.redactValue(item)) as T
@@ -106,14 +97,13 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
-/** One process runs one action or one command. */
 export const runSecrets = new Secrets()
 
 export function redact(text: string): string {
   return runSecrets.redact(text)
 }
 
-/** A secret as a line that shows the inputs gives it: masked when set, empty when not. */
+/** As a line that shows the inputs gives it. */
 export function masked(secret: string | undefined): string {
   return secret ? REDACTED : ''
 }
@@ -121,8 +111,7 @@ export function masked(secret: string | undefined): string {
 const guarded = new WeakSet<object>()
 
 /**
- * Makes every text written to the stream (stdout, stderr) pass redact(): a face's last writer, which
- * no line, annotation or report reaches the terminal or the runner's log without. Bytes (a Buffer) are
+ * Makes every text written to the stream pass redact(): a face's last writer. Bytes (a Buffer) are
  * written as they are: they are not text of ours (the test runner's protocol, for one).
  */
 export function redactWrites(stream: NodeJS.WriteStream): void {

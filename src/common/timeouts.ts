@@ -1,9 +1,6 @@
-// Every time limit of a run: those derived once from `request-timeout` (the API client and the
-// upload's PUTs read them from here, so changing what the input means is one edit), the bounds of the
-// inputs that set one, and the fixed ones (GitHub's calls, an operation's deadline, the smoke test's
-// page load and browser, git's answer to the CLI); and `within`, which holds a call to one.
+// Every time limit of a run: those derived from `request-timeout` (so changing what the input means is
+// one edit), the bounds of the inputs that set one, and the fixed ones.
 
-/** What durations are measured on: Date.now, or a test's virtual time. */
 export interface Clock {
   now(): number
 }
@@ -26,10 +23,8 @@ export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30
 export const MAX_REQUEST_TIMEOUT_SECONDS = 3600
 export const MAX_RETRY_AFTER_SECONDS = 3600
 /**
- * How long a publish may take to be served at its URL. The CDN's router polls its configuration
- * every 2.5 s, but only after a queued worker has rebuilt it, and that queue is shared: minutes, not
- * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
- * is never served well within a CI job's time.
+ * The CDN's router polls its configuration every 2.5 s, but only after a shared queue's worker has
+ * rebuilt it: a busy service takes minutes. Five cover it, well within a CI job's time.
  */
 export const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300
 export const MAX_VERIFY_TIMEOUT_SECONDS = 3600
@@ -38,50 +33,36 @@ export const DEFAULT_SMOKE_TEST_SECONDS = 3
 export const MAX_SMOKE_TEST_SECONDS = 120
 /** How long the page may take to load: the seen-live bound, since the host already served it. */
 export const PAGE_LOAD_TIMEOUT_MS = 60_000
-/**
- * How long the smoke test's browser or page may take to answer one call once the watch is over, and
- * how long the browser may stay silent while the page is watched before it is said to have stopped
- * answering: a busy runner answers in well under a second.
- */
+/** A smoke test's browser call, or its silence while a page is watched: a busy runner answers within 1 s. */
 export const BROWSER_ANSWER_MS = 5_000
 /** The bound of any one call to the browser the driver makes (puppeteer's protocolTimeout). */
 export const BROWSER_CALL_TIMEOUT_MS = 30_000
 /** How long the browser is given to close before its processes are killed, and then to be gone. */
 export const BROWSER_CLOSE_MS = 3_000
-/** How long the program named as the browser has to say what it is (its answer to --version). */
+/** The browser's answer to --version. */
 export const BROWSER_VERSION_TIMEOUT_MS = 5_000
 
 /**
- * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
- * call can take at the default limits (retries stop 3 min after its first attempt, and the last
- * attempt may take the 3 min of an API call's deadline), less than a job waits for a listing.
+ * Unless GAMEHOST_DEADLINE_SECONDS says otherwise: more than one call can take at the default limits
+ * (retries stop after 3 min, and the last attempt may take 3 min more), less than a job waits.
  */
 export const OPERATION_DEADLINE_MS = 10 * 60_000
 
 /** A GitHub call not told otherwise: a hung call never holds the run. */
 export const GITHUB_CALL_TIMEOUT_MS = 30_000
-/**
- * The sticky comment never fails a deploy: each of its calls is abandoned after this, and tried again
- * after a first delay (doubled for each next one) within one budget for all of them.
- */
+/** The sticky comment never fails a deploy: a call is abandoned after this, retried within a budget. */
 export const COMMENT_CALL_TIMEOUT_MS = 15_000
 export const COMMENT_RETRY_DELAY_MS = 1_000
 export const COMMENT_BUDGET_MS = 60_000
 /**
- * A preview deploy's sweep of the other previews starts no retirement after this, and is cut off as
- * long again after it (the retirement under way ends): a retirement is a few calls and its closed page
- * seen served (seconds), so a minute retires a dozen or so; what is left, the next preview deploy's
- * sweep (or the sweep action) retires.
+ * A preview deploy's sweep starts no retirement after this, and is cut off as long again after it: a
+ * retirement takes seconds, so a minute retires a dozen or so; the next sweep retires the rest.
  */
 export const PREVIEW_SWEEP_BUDGET_MS = 60_000
 /** GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it. */
 export const CANCELLED_COMMENT_MS = 4_000
-/**
- * How long a deploy may read the records the game's namespaces serve, looking for one of its own
- * build (reuse-reviewed): a host slower than this is left out, said so, and the files are uploaded.
- */
+/** reuse-reviewed's reading of the namespaces' records: a slower host is left out, said so. */
 export const REVIEWED_SEARCH_MS = 15_000
-/** How long git may take to name the CLI's repository, commit and branch. */
 export const GIT_TIMEOUT_MS = 5_000
 
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
@@ -112,7 +93,6 @@ export function timeoutsFor(requestTimeoutMs: number, serviceLimitMs = SERVICE_R
   }
 }
 
-/** A call not answered within its time limit: what it was, and the limit. */
 export class TimeLimitError extends Error {
   override name = 'TimeLimitError'
 }

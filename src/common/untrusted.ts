@@ -1,15 +1,10 @@
-// Text from outside (a file name of a fork's build, a service's answer, GitHub's, an error message) made
-// inert where it is shown: a log line the runner reads for workflow commands, a terminal, a Markdown
-// comment. The faces apply these to what they print; the core hands them text as it is. Each removes the
-// run's secrets first (secrets.ts), before it escapes anything: an escaped secret is one no mask knows.
+// Text from outside (a fork's file name, a service's answer, an error message) made inert where the
+// faces show it: a log line the runner reads for workflow commands, a terminal, a Markdown comment.
+// Each removes the run's secrets first, before it escapes anything: an escaped secret is one no mask knows.
 
 import { redact } from './secrets.ts'
 
-/**
- * Characters that end a line, move the cursor, start an escape sequence or reorder what is shown:
- * C0 (tab, CR and LF included), DEL, C1 (NEL and CSI among them), the line and paragraph separators,
- * and the bidirectional marks and overrides.
- */
+/** C0, DEL, C1, the line and paragraph separators, and the bidirectional marks and overrides. */
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
 
@@ -23,15 +18,9 @@ function escapeControl(char: string): string {
 const hex = (code: number, digits: number) => code.toString(16).padStart(digits, '0')
 
 /**
- * The text as one inert line of a log, whatever it holds:
- * - control characters are shown as escapes: `\n`, `\r`, `\t`, `\x1b` (so an ANSI sequence shows as
- *   `\x1b[31m`, never colours or moves anything), `\x85`, `\u2028`, `\u202e`. No line can end inside it.
- * - the legacy workflow command `##[name]`, which the runner reads anywhere in a line, shows as
- *   `\x23#[name]`;
- * - `::` at its start (after any spaces), which the runner reads as a workflow command, shows as
- *   `\x3a:`.
- * A backslash is left as it is: the text is for reading, not to be decoded. Applying it twice
- * changes nothing more. Every secret of the run in it is `***` first (secrets.ts).
+ * The text as one inert line of a log: control characters as escapes (`\n`, `\x1b`, `\u202e`), the
+ * legacy workflow command `##[name]` (read anywhere in a line) as `\x23#[name]`, and `::` at its
+ * start as `\x3a:`. A backslash is left as it is: the text is for reading, not to be decoded.
  */
 export function visible(text: string): string {
   return redact(text)
@@ -40,17 +29,15 @@ export function visible(text: string): string {
     .replace(/^(\s*):(?=:)/, '$1\\x3a')
 }
 
-/** Characters JSON.stringify leaves as they are that a terminal or a log viewer acts on. */
+/** What JSON.stringify leaves as it is that a terminal or a log viewer acts on. */
 const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
 
 const redactStrings = (_key: string, value: unknown): unknown =>
   typeof value === 'string' ? redact(value) : value
 
 /**
- * JSON.stringify, with the characters a terminal or the runner would act on written as \u escapes:
- * the same value once parsed, and no line of it a workflow command. (JSON.stringify escapes C0
- * itself; `##[` can only stand inside a string, where `\u0023#[` means the same.) Every secret of the
- * run in its strings is `***` before they are escaped.
+ * JSON.stringify, with what a terminal or the runner would act on as \u escapes: the same value once
+ * parsed, no line of it a workflow command (`##[` can only stand in a string, where `\u0023#[` is the same).
  */
 export function inertJson(value: unknown, space?: number): string {
   return redact(JSON.stringify(value, redactStrings, space))
@@ -58,11 +45,7 @@ export function inertJson(value: unknown, space?: number): string {
     .replace(/##\[/g, '\\u0023#[')
 }
 
-/**
- * The text as an inline code span of Markdown, safe in a table cell: whatever it holds (backticks,
- * pipes, brackets, HTML, line breaks), it shows as code and links, mentions or images nothing.
- * Empty text gives an empty string.
- */
+/** The text as an inline code span of Markdown, safe in a table cell: it links, mentions or shows nothing. */
 export function markdownCode(text: string): string {
   // In a table row a pipe ends the cell even inside code: GFM reads `\|` as a pipe there.
   const value = visible(text).replace(/\|/g, '\\|')

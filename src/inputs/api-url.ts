@@ -1,32 +1,32 @@
-// api-url, judged as it will be sent: undici (like Node's URL and browsers) reads it with the WHATWG
-// parser, which takes `http:\\user:pass@host`, `http:/user:pass@host`, `HTTP://…` and a URL with tabs
-// or line breaks in it as `http://user:pass@host`. So the parsed URL is what is judged, never the text,
-// and one parse gives the credentials to keep secret, the refusal and the warning alike.
+// api-url, judged as it will be sent: undici reads it with the WHATWG parser, which takes
+// `http:\\user:pass@host`, `http:/user:pass@host` and a URL with tabs or line breaks in it as
+// `http://user:pass@host`. So the parsed URL is what is judged, never the text.
 
 import type { UsageError } from '../api/errors.ts'
 import { Input } from './constants.ts'
 import { usage, type GetInput } from './common.ts'
 import { inputName } from '../common/input-naming.ts'
 
-export interface ApiUrlJudgement {
-  /** Every form of the user info it carries, as text could show it: empty when it carries none. */
+interface ApiUrlJudgement {
+  /** Every form of the user info it carries, as text could show it. */
   credentials: string[]
-  /** Why it cannot be used; undefined when it can (or when it is empty: whether that is wrong is the reader's). */
+  /** Undefined when it is empty too: whether that is wrong is the reader's. */
   refusal: UsageError | undefined
   /** A URL that can be used but sends the token in clear. */
   warning: string | undefined
 }
 
-/** What the faces warn of before the run, in the log and again in its account: plain http to another host. */
+/** What the faces warn of before the run, in the log and again in its account. */
 export function inputWarnings(get: GetInput): string[] {
   const { warning } = judgeApiUrl(get(Input.ApiUrl).trim())
   return warning ? [warning] : []
 }
 
-/** api-url (trimmed, as the readers take it) parsed once and judged. */
+/** api-url trimmed, as the readers take it. */
 export function judgeApiUrl(apiUrl: string): ApiUrlJudgement {
   const parsed = URL.parse(apiUrl)
-  const credentials = parsed ? parsedCredentials(parsed, apiUrl) : unparsedCredentials(apiUrl)
+  // A URL the parser refuses (a space in its host, a `#` in its password) may still hold credentials.
+  const credentials = parsed ? parsedCredentials(parsed, apiUrl) : typedUserInfo(apiUrl)
   if (!apiUrl) return { credentials, refusal: undefined, warning: undefined }
   if (credentials.length) return { credentials, refusal: credentialsRefusal(), warning: undefined }
   const refusal = refusalOf(parsed, apiUrl)
@@ -66,8 +66,8 @@ function clearTextWarning(parsed: URL): string | undefined {
   return `${inputName(Input.ApiUrl)} ${parsed.origin} is plain http:// to a host that is not this machine: the token travels in clear text, readable and replayable by anyone on the way. Use https://`
 }
 
-/** localhost, 127.0.0.0/8 and ::1: the hosts a request to which never leaves the machine. */
-export function isLoopback(hostname: string): boolean {
+/** localhost, 127.0.0.0/8 and ::1. */
+function isLoopback(hostname: string): boolean {
   const host = hostname.toLowerCase()
   return (
     host === 'localhost' ||
@@ -86,14 +86,6 @@ function parsedCredentials(parsed: URL, apiUrl: string): string[] {
   return unique([...forms, ...typedUserInfo(apiUrl)])
 }
 
-/**
- * A URL the parser refuses (a space in its host, a `#` in its password) may still hold credentials:
- * what precedes its last `@` after the scheme is taken for them, so it is neither shown nor logged.
- */
-function unparsedCredentials(apiUrl: string): string[] {
-  return typedUserInfo(apiUrl)
-}
-
 /** The user info as written: after the scheme and its slashes (either way, tabs and line breaks skipped), up to the last `@`. */
 function typedUserInfo(apiUrl: string): string[] {
   const start = /^[\0- ]*[a-z][a-z0-9+.\t\n\r-]*:[/\\\t\n\r]*/i.exec(apiUrl)
@@ -104,7 +96,7 @@ function typedUserInfo(apiUrl: string): string[] {
   const parts = colon < 0 ? [userInfo] : [userInfo.slice(0, colon), userInfo.slice(colon + 1)]
   const forms = [userInfo, ...parts]
   // The parser drops tabs and line breaks: the same text without them is what it keeps.
-  return unique([...forms, ...forms.map((form) => form.replace(/[\t\n\r]/g, ''))]).filter(Boolean)
+  return unique([...forms, ...forms.map((form) => form.replace(/[\t\n\r]/g, ''))])
 }
 
 function percentDecoded(text: string): string {

@@ -14,17 +14,13 @@ export interface BasicAuth {
 
 /** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
 const USER = /^[A-Za-z0-9._@+-]{1,64}$/
-/**
- * GitHub masks the password in every line of the log: a short one would mask common words, and is
- * guessed in seconds.
- */
+/** GitHub masks the password in every line of the log: a short one would mask common words. */
 const PASSWORD_MIN_CHARACTERS = 8
 /** bcrypt reads the first 72 bytes of a password and ignores the rest. */
 const PASSWORD_MAX_BYTES = 72
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/
 
-/** Undefined when empty (the namespace is public). */
 export function readBasicAuth(raw: string): BasicAuth | undefined {
   if (!raw) return undefined
   const colon = raw.indexOf(':')
@@ -42,7 +38,7 @@ export function readBasicAuth(raw: string): BasicAuth | undefined {
   return hiddenPassword({ user, password })
 }
 
-/** The credentials as a log would show them (a debug line, a value inspected): the password masked. */
+/** As a log would show them (a debug line, a value inspected). */
 function hiddenPassword(auth: BasicAuth): BasicAuth {
   const shown = { user: auth.user, password: masked(auth.password) }
   return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown } as BasicAuth
@@ -52,10 +48,7 @@ export function basicAuthorization(auth: BasicAuth): string {
   return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`
 }
 
-/**
- * What the log must never show of a `user:password` besides the whole value: the password alone and
- * the credentials as a Basic header carries them.
- */
+/** What the log must never show of a `user:password` besides the whole value. */
 export function basicAuthSecrets(raw: string): string[] {
   const colon = raw.indexOf(':')
   if (colon < 0) return []
@@ -63,10 +56,7 @@ export function basicAuthSecrets(raw: string): string[] {
   return [password, Buffer.from(raw).toString('base64')].filter(Boolean)
 }
 
-/**
- * Credentials to read another host with (from-basic-auth), as its Authorization header: only their
- * form is checked here, the host judges the rest.
- */
+/** from-basic-auth as an Authorization header: only its form is checked here, the host judges the rest. */
 export function readHostAuthorization(raw: string, input: string): string | undefined {
   if (!raw) return undefined
   const colon = raw.indexOf(':')

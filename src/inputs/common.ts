@@ -1,6 +1,5 @@
-// Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
-// has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
-// input, so a step fails with one message saying which input to fix.
+// Reading and checking inputs, shared by every action and the CLI. Each error names the input, so a
+// step fails with one message saying which input to fix.
 
 import { UsageError } from '../api/errors.ts'
 import { I32_MAX, NAME_ID_MAX, UUID, isValidDomain, nameIdProblems } from '../api/rules.ts'
@@ -10,12 +9,12 @@ import { inputRow } from './table.ts'
 import { inputAssignment, inputName, inputSource } from '../common/input-naming.ts'
 import { judgeApiUrl } from './api-url.ts'
 
-/** The text with each `{input}` in it named as the face names inputs (`--namespace` in the CLI). */
+/** Each `{input}` named as the face names inputs (`--namespace` in the CLI). */
 export function namedInputs(text: string): string {
   return text.replace(/\{([a-z][a-z-]*)\}/g, (_, input: string) => inputName(input))
 }
 
-/** A UsageError whose message names its `{input}`s as the face does: usage`{namespace} is empty`. */
+/** usage`{namespace} is empty`: a UsageError naming its `{input}`s as the face does. */
 export function usage(parts: TemplateStringsArray, ...values: unknown[]): UsageError {
   return new UsageError(String.raw({ raw: parts.map(namedInputs) }, ...values))
 }
@@ -23,7 +22,6 @@ export function usage(parts: TemplateStringsArray, ...values: unknown[]): UsageE
 /** Reads one input by name: core.getInput in an action, the flags (and GAMEHOST_TOKEN) in the CLI. */
 export type GetInput = (name: string) => string
 
-/** Where to call the service, with what token, for which game. */
 export interface Connection {
   apiUrl: string
   /** Empty when not given: whether that is an error is for the caller to say (a dry run needs none). */
@@ -36,7 +34,7 @@ export interface ReadOptions {
   missingToken?: () => UsageError
 }
 
-/** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
+/** `gameIdPurpose` ends the message of a missing game-id. */
 export function readConnection(
   get: GetInput,
   gameIdPurpose = 'the id of the game',
@@ -64,20 +62,16 @@ function checkApiUrl(apiUrl: string): void {
 // undici would refuse a token it cannot send in a header on the first call, with a message that names
 // neither the input nor where it is wrong.
 function checkToken(token: string): string {
-  for (let index = 0; index < token.length; index++) {
-    const code = token.charCodeAt(index)
-    const what =
-      code === 0x0a || code === 0x0d
-        ? 'a line break'
-        : code < 0x20 || code === 0x7f
-          ? 'a control character'
-          : code > 0xff
-            ? 'a character that is not Latin-1'
-            : undefined
-    if (what)
-      throw usage`{token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: copy the token again, on one line with nothing around it (the token is not shown here)`
-  }
-  return token
+  const index = token.search(/[^\x20-\x7e\x80-\xff]/)
+  if (index < 0) return token
+  const code = token.charCodeAt(index)
+  const what =
+    code === 0x0a || code === 0x0d
+      ? 'a line break'
+      : code > 0xff
+        ? 'a character that is not Latin-1'
+        : 'a control character'
+  throw usage`{token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: copy the token again, on one line with nothing around it (the token is not shown here)`
 }
 
 /** The service answers an id that is no UUID with a puzzling 404 "route not found". */
@@ -89,24 +83,19 @@ export function checkUuid(input: string, id: string): string {
 }
 
 export function readRequiredId(get: GetInput, input: string, what: string): string {
-  return checkUuid(input, readRequired(get, input, what))
-}
-
-/** The connection of an action that always calls the service: the token is required. */
-export function readRequiredConnection(get: GetInput, options: ReadOptions = {}): Connection {
-  const connection = readConnection(get)
-  if (!connection.token) throw (options.missingToken ?? missingServiceToken)()
-  return connection
-}
-
-function missingServiceToken(): UsageError {
-  return usage`{token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`
-}
-
-function readRequired(get: GetInput, input: string, what: string): string {
   const value = get(input).trim()
   if (!value) throw new UsageError(`${inputSource(input)} is required: ${what}`)
-  return value
+  return checkUuid(input, value)
+}
+
+/** The token is required. */
+export function readRequiredConnection(get: GetInput, options: ReadOptions = {}): Connection {
+  const connection = readConnection(get)
+  if (!connection.token)
+    throw options.missingToken
+      ? options.missingToken()
+      : usage`{token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`
+  return connection
 }
 
 export function readOptional(get: GetInput, input: string): string | undefined {
@@ -155,7 +144,7 @@ export function readChoice<T extends string>(get: GetInput, input: string, choic
   throw new UsageError(`${inputName(input)} '${text}' must be one of ${choices.join(', ')}`)
 }
 
-/** lobby-count-max and max-players, which go together; `needs` says what else they need when `hasNamespace` is false. */
+/** `needs` says what else they need when `hasNamespace` is false. */
 export function readMatchmakerPair(
   get: GetInput,
   hasNamespace: boolean,
@@ -186,7 +175,6 @@ export function checkNameId(input: string, nameId: string): string {
   )
 }
 
-/** The valid name id nearest to what was written, when there is one. */
 function nameIdLike(nameId: string): string | undefined {
   const like = nameId
     .toLowerCase()
@@ -196,7 +184,7 @@ function nameIdLike(nameId: string): string | undefined {
   return like && like !== nameId && !nameIdProblems(like).length ? like : undefined
 }
 
-/** cdn-domain: a domain, or an http(s) origin with a port (an emulator); undefined: the service says. */
+/** A domain, or an http(s) origin with a port (an emulator); undefined: the service says. */
 export function readCdnDomain(get: GetInput): string | undefined {
   const raw = get(Input.CdnDomain).trim()
   if (!raw) return undefined
@@ -210,7 +198,6 @@ export function readCdnDomain(get: GetInput): string | undefined {
 const ON_VERIFY_FAILURE = ['rollback', 'fail', 'warn'] as const
 export type OnVerifyFailure = (typeof ON_VERIFY_FAILURE)[number]
 
-/** verify, verify-timeout and on-verify-failure: of the deploy and of publish. */
 export type VerifySettings = ReturnType<typeof readVerify>
 
 export function readVerify(get: GetInput) {

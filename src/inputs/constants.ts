@@ -53,7 +53,7 @@ export const OUTPUTS: Record<ActionId, Record<string, string>> = {
   sweep: SweepOutput,
 }
 
-/** The actions of this repository: the folder of each one's action.yml and its CLI subcommand. */
+/** The folder of each action's action.yml and its CLI subcommand. */
 export const ActionName = {
   Deploy: 'deploy',
   Servers: 'servers',

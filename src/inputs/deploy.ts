@@ -37,18 +37,14 @@ import { readHeaders } from './headers.ts'
 import { readPreviewLimits } from './previews.ts'
 import { inputAssignment, inputName } from '../common/input-naming.ts'
 
-/** The engines web-engine names (web-engine.ts knows what each one's build needs). */
 const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'] as const
 export type WebEngineChoice = (typeof WEB_ENGINES)[number]
 
-/** Every input of the deploy, read and checked once, in groups. */
 export type DeployInputs = ReturnType<typeof readInputs>
-/** The built site and how it is collected and served. */
 export type Site = ReturnType<typeof readSite>
 export type Transfer = ReturnType<typeof readTransfer>
 type Matchmaker = { lobbyCountMax: number; maxPlayers: number }
 
-/** What a deploy to a namespace does there, however the namespace is named. */
 interface NamespaceWork {
   /**
    * The version whose config the new version is made from, and the version a namespace created by
@@ -59,17 +55,13 @@ interface NamespaceWork {
   matchmaker: Matchmaker | undefined
   /** Only with a path. */
   publish: boolean
-  /** Undefined: the service says (resolveCdnDomain). */
+  /** Undefined: the service says. */
   cdnDomain: string | undefined
-  /** The namespace is made private before the build is published; undefined makes it public again. */
+  /** Undefined makes the namespace public again. */
   basicAuth?: BasicAuth
 }
 
-/**
- * The namespace: none (only a site is uploaded), one got or created by its name_id (`namespace`), or
- * an existing one by its id (`namespace-id`, checked with the service to be the game's, and to be the
- * one `namespace` names when both are given).
- */
+/** `id`: checked with the service to be the game's, and to be the one `namespace` names when both are given. */
 export type Target =
   | { kind: 'none' }
   | (NamespaceWork & { kind: 'name'; nameId: string; displayName: string })
@@ -82,7 +74,6 @@ export function hasTarget(inputs: DeployInputs): inputs is TargetedInputs {
   return inputs.target.kind !== 'none'
 }
 
-/** Where the deploy runs from, for the default site name. */
 export interface RunContext {
   repository?: string
   ref?: string
@@ -93,13 +84,9 @@ export function targetNameId(target: Target): string | undefined {
   return target.kind === 'none' ? undefined : target.nameId
 }
 
-/** What a namespace's work needs to be published: said by each input that needs it. */
 const publishing = () => namedInputs('{path} and {namespace} (or {namespace-id}), with {publish} on')
 
-/**
- * Reads and checks every input, alone and together, before any file is read. `context` is only asked
- * for when site-name is empty. `closing` a preview needs no path.
- */
+/** Before any file is read. `context` is only asked for when site-name is empty. `closing` needs no path. */
 export function readInputs(
   get: GetInput,
   context: RunContext | (() => RunContext) = {},
@@ -123,12 +110,12 @@ export function readInputs(
     skipUnchanged: readBoolean(get, Input.SkipUnchanged),
     reuseReviewed: readBoolean(get, Input.ReuseReviewed),
     ifNoToken: readChoice(get, Input.IfNoToken, ['auto', 'fail', 'skip'] as const),
-    // The sticky pull-request comment; the GitHub token is only read by the action.
+    // The GitHub token is only read by the action.
     comment: readBoolean(get, Input.Comment),
     siteRecord: readBoolean(get, Input.SiteRecord),
     allowOlder: readBoolean(get, Input.AllowOlder),
     compareWith: readCompareWith(get),
-    // Which namespaces are previews, and how long and how many of them stay: the deploy of one sweeps the others.
+    // The deploy of one preview sweeps the others.
     previews: readPreviewLimits(get),
   }
   if (!site.path && target.kind === 'none' && !options.closing)
@@ -158,17 +145,14 @@ function readSite(get: GetInput, context: RunContext | (() => RunContext)) {
   }
 }
 
-/** namespace or namespace-id, and what only a namespace can have: a domain, a matchmaker config, a publish. */
 function readTarget(get: GetInput, path: string | undefined): Target {
   const nameId = readOptional(get, Input.Namespace)
   const namespaceId = readOptionalId(get, Input.NamespaceId)
   const versionId = readOptionalId(get, Input.VersionId)
   const displayNameInput = readOptional(get, Input.NamespaceDisplayName)
-  let displayName: string | undefined
   if (nameId) {
     checkNameId(Input.Namespace, nameId)
-    displayName = displayNameInput ?? nameId
-    checkDisplayName(Input.NamespaceDisplayName, displayName)
+    checkDisplayName(Input.NamespaceDisplayName, displayNameInput ?? nameId)
   } else if (displayNameInput) {
     throw usage`{namespace-display-name} is only used with {namespace}, which is empty`
   } else if (versionId && !namespaceId) {
@@ -198,15 +182,11 @@ function readTarget(get: GetInput, path: string | undefined): Target {
     ...(basicAuth && { basicAuth }),
   }
   if (namespaceId) return { kind: 'id', namespaceId, nameId, ...work }
-  if (nameId) return { kind: 'name', nameId, displayName: displayName ?? nameId, ...work }
+  if (nameId) return { kind: 'name', nameId, displayName: displayNameInput ?? nameId, ...work }
   return { kind: 'none' }
 }
 
-/**
- * lobby-count-max and max-players, checked against the service's rules before anything is created:
- * the service can only validate a config against a namespace, and a namespace the deploy is about to
- * create does not exist yet.
- */
+/** Checked here: the service can only validate a config against a namespace, which may not exist yet. */
 function readMatchmaker(get: GetInput, hasNamespace: boolean): Matchmaker | undefined {
   const matchmaker = readMatchmakerPair(
     get,
@@ -219,7 +199,6 @@ function readMatchmaker(get: GetInput, hasNamespace: boolean): Matchmaker | unde
   return matchmaker
 }
 
-/** The service's (or its rules') errors in a matchmaker config: one problem each, named by its path. */
 export function matchmakerError(errors: ValidationError[]): ValidationFailedError {
   return new ValidationFailedError(
     'The matchmaker config',
@@ -232,7 +211,6 @@ export function readTransfer(get: GetInput) {
     concurrency: readInteger(get, Input.Concurrency, 1, MAX_CONCURRENCY),
     retries: readInteger(get, Input.Retries, 0, MAX_RETRIES),
     requestTimeoutMs: 1000 * readInteger(get, Input.RequestTimeout, 1, MAX_REQUEST_TIMEOUT_SECONDS),
-    // The longest retry-after waited; a longer one fails the call at once.
     maxRetryAfterMs: 1000 * readInteger(get, Input.MaxRetryAfter, 0, MAX_RETRY_AFTER_SECONDS),
   }
 }
@@ -253,7 +231,7 @@ function readSmoke(get: GetInput, target: Target, verify: VerifySettings) {
   return smoke
 }
 
-/** `pull-request`: the number of the pull request a workflow_run deploy previews (the action only). */
+/** The pull request a workflow_run deploy previews (the action only). */
 export function readPullRequestNumber(get: GetInput): number | undefined {
   const value = readOptional(get, Input.PullRequest)
   if (!value) return undefined
@@ -267,9 +245,8 @@ export function missingTokenError(): UsageError {
 }
 
 /**
- * `<repo> <ref> <short sha>`, made into a display name the service accepts: whitespace folded to
- * single spaces, at most 128 bytes. Too long, the ref is cut (marked …), never the short commit: it is
- * what tells two builds of one long branch apart.
+ * `<repo> <ref> <short sha>`, as a display name the service accepts. Too long, the ref is cut, never the
+ * short commit: it is what tells two builds of one long branch apart.
  */
 export function defaultSiteName(context: RunContext): string {
   const fold = (text: string | undefined) => text?.replace(/\s+/g, ' ').trim() || undefined
@@ -313,11 +290,7 @@ function checkDisplayName(input: string, value: string): void {
   )
 }
 
-/**
- * Why `domain` cannot be a namespace's custom domain, or undefined when it can: the service's own
- * rule (isValidDomain), and a host name DNS can serve (hostNameProblem), with the fix where one is
- * clear (lower case, the punycode of an internationalised name, no trailing dot).
- */
+/** Why `domain` cannot be a namespace's custom domain, with the fix where one is clear. */
 function domainProblem(domain: string): string | undefined {
   const base = `${inputName(Input.Domain)} '${domain}'`
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(domain))

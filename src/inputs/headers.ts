@@ -1,7 +1,6 @@
-// The `headers` input: a YAML map of route glob to the one header the CDN adds to the paths it matches,
-// like `"**/*.html": {Cache-Control: no-cache}`. Checked here, against the service's rules, before
-// anything is created: the service stores one header per glob (a second one makes the version's
-// creation fail half done), the CDN reads only the first 10 routes, and names and values have limits.
+// `headers`: a YAML map of route glob to one header. Checked before anything is created: the service
+// stores one header per glob (a second one makes the version's creation fail half done), the CDN reads
+// only the first 10 routes, and names and values have limits.
 
 import { parseDocument } from 'yaml'
 import { UsageError } from '../api/errors.ts'
@@ -18,7 +17,6 @@ import { Input } from './constants.ts'
 import { inputName } from '../common/input-naming.ts'
 import { usage } from './common.ts'
 
-/** One header the CDN adds to every path `glob` matches (a route of the published version). */
 export interface HeaderRule {
   glob: string
   name: string
@@ -28,14 +26,12 @@ export interface HeaderRule {
 const EXAMPLE = `'assets/**': {Cache-Control: max-age=31536000}`
 /** An HTTP field name (RFC 9110 token). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
-/** True when a header value holds a character it cannot (a control character but tab). */
 const hasControl = (value: string) =>
   [...value].some((char) => {
     const code = char.charCodeAt(0)
     return (code < 0x20 && code !== 0x09) || code === 0x7f
   })
 
-/** The rules, in order; a UsageError names the glob and header the service or its CDN would not take. */
 export function readHeaders(raw: string): HeaderRule[] {
   if (!raw.trim()) return []
   const document = parseDocument(raw, { uniqueKeys: true, prettyErrors: false })
@@ -123,7 +119,7 @@ function readHeader(glob: string, header: unknown): HeaderRule {
   return { glob, name, value }
 }
 
-/** What the CDN's page layer does to a header on pages, after the routes' headers, and what to do instead. */
+/** What the CDN's page layer does to a header on pages, after the routes' headers. */
 const PAGE_LAYER: Record<string, { effect: string; sent: string; instead: string }> = {
   'cache-control': {
     effect: 'sends Cache-Control: no-cache, no-store in its place',
@@ -148,7 +144,6 @@ const PAGE_LAYER: Record<string, { effect: string; sent: string; instead: string
   },
 }
 
-/** Undefined for a header the page layer leaves alone. */
 export function pageLayer(name: string): (typeof PAGE_LAYER)[string] | undefined {
   return Object.hasOwn(PAGE_LAYER, name.toLowerCase()) ? PAGE_LAYER[name.toLowerCase()] : undefined
 }

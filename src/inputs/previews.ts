@@ -1,8 +1,8 @@
-// What makes a namespace a preview, and how long and how many of them stay: namespace-prefix,
-// preview-ttl and max-previews, read alike by the deploy (which sweeps the other previews when it
-// deploys one) and by the sweep.
+// namespace-prefix, preview-ttl and max-previews, read alike by the deploy (which sweeps the other
+// previews when it deploys one) and by the sweep.
 
 import { nameIdProblems } from '../api/rules.ts'
+import { plural } from '../common/format.ts'
 import { readOptional, readOptionalInteger, usage, type GetInput } from './common.ts'
 import { INPUTS, Input } from './table.ts'
 
@@ -17,9 +17,8 @@ export interface PreviewLimits {
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 24 * HOUR_MS
-/** A year: past it an age is no longer a preview's. */
 const MAX_TTL_MS = 366 * DAY_MS
-export const MAX_PREVIEWS_CAP = 10_000
+const MAX_PREVIEWS_CAP = 10_000
 
 export function readPreviewLimits(get: GetInput): PreviewLimits {
   return {
@@ -29,7 +28,7 @@ export function readPreviewLimits(get: GetInput): PreviewLimits {
   }
 }
 
-/** A prefix that makes valid name_ids with a number: 'pr-' (when empty too), 'preview-'. */
+/** A prefix that makes valid name_ids with a number. */
 function readPrefix(get: GetInput): string {
   const prefix = readOptional(get, Input.NamespacePrefix) ?? INPUTS.NamespacePrefix.default
   if (nameIdProblems(`${prefix}1`).length)
@@ -37,7 +36,6 @@ function readPrefix(get: GetInput): string {
   return prefix
 }
 
-/** `30d`, `36h`; `0` for none. Empty is the table's default. */
 function readTtl(get: GetInput): number | undefined {
   const text = readOptional(get, Input.PreviewTtl) ?? INPUTS.PreviewTtl.default
   if (/^0+[dh]?$/.test(text)) return undefined
@@ -48,22 +46,20 @@ function readTtl(get: GetInput): number | undefined {
   return ms
 }
 
-/** An age as the inputs write it: `30d`, `36h`. */
 export function formatTtl(ms: number): string {
   return ms % DAY_MS === 0 ? `${ms / DAY_MS}d` : `${Math.round(ms / HOUR_MS)}h`
 }
 
-/** How long ago, in words: `31 days`, `5 hours`, `under an hour`. */
+/** `31 days`, `5 hours`, `under an hour`. */
 export function describeAge(ms: number): string {
   if (ms >= 2 * DAY_MS) return `${Math.floor(ms / DAY_MS)} days`
   if (ms >= HOUR_MS) {
-    const hours = Math.floor(ms / HOUR_MS)
-    return hours === 1 ? '1 hour' : `${hours} hours`
+    return plural(Math.floor(ms / HOUR_MS), 'hour')
   }
   return 'under an hour'
 }
 
-/** The pull request a preview's namespace is named for (`pr-12`, `pr-12-game`: 12), else undefined. */
+/** The pull request a preview's namespace is named for (`pr-12`, `pr-12-game`: 12). */
 export function previewNumber(nameId: string, prefix: string): number | undefined {
   if (!nameId.startsWith(prefix)) return undefined
   const match = /^([1-9][0-9]{0,9})(?:-[a-z0-9]+(?:-[a-z0-9]+)*)?$/.exec(nameId.slice(prefix.length))

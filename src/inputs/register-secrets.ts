@@ -1,5 +1,3 @@
-// Where a run's secrets become known: as its inputs are read, before anything runs.
-
 import { runSecrets } from '../common/secrets.ts'
 import { basicAuthSecrets } from './basic-auth.ts'
 import type { GetInput } from './common.ts'
@@ -8,10 +6,8 @@ import { Input } from './constants.ts'
 import { inputRow } from './table.ts'
 
 /**
- * Registers with the run's redactor every secret among these inputs: the value of each input the
- * table marks secret, the password of basic-auth and the credentials as a Basic header carries them,
- * and credentials written into api-url (refused, and never shown). Returns them, for a face that
- * masks them elsewhere too (the runner's `::add-mask::`).
+ * Registers with the run's redactor, before anything runs, every secret among these inputs (credentials
+ * in api-url too). Returns them, for a face that masks them elsewhere too (`::add-mask::`).
  */
 export function registerSecrets(get: GetInput, names: readonly string[]): string[] {
   const secrets: string[] = []

@@ -1,6 +1,5 @@
-// What the service's failures mean for the inputs: the API's errors say what went wrong in its own
-// terms (a Concern: the token, the base URL, an id of the call); this turns that into the input to
-// fix and a hint that names it as the face does.
+// What the service's failures mean for the inputs: a Concern turned into the input to fix and a hint
+// naming it as the face does.
 import type { Concern, Explanation } from '../api/errors.ts'
 import type { OperationName } from '../api/operations.ts'
 import { namedInputs } from './common.ts'
@@ -8,7 +7,7 @@ import { inputName as n } from '../common/input-naming.ts'
 
 type Hint = { hint: () => string; inputs: readonly string[] }
 
-/** A hint naming each `{input}` in it as the face does; it points at those inputs unless told others. */
+/** It points at its `{input}`s unless told others. */
 function hint(text: string, inputs = [...text.matchAll(/\{([a-z-]+)\}/g)].map((match) => match[1]!)): Hint {
   return { hint: () => namedInputs(text), inputs }
 }
@@ -18,7 +17,7 @@ const unknownId = (...inputs: string[]): Hint =>
     `The service answers this for an unknown id: check ${inputs.map((input) => `{${input}}`).join(' and ')}`,
   )
 
-/** What a 500 ERROR most likely means for each operation: the service answers an unknown id with it. */
+/** The service answers an unknown id with 500 ERROR. */
 const INTERNAL_ERROR_HINTS: Record<OperationName, Hint> = {
   'servers.list': hint(
     'The service answers this for an unknown id: check {environment-id} (or the paging cursor)',
@@ -59,7 +58,6 @@ const INTERNAL_ERROR_HINTS: Record<OperationName, Hint> = {
   ),
 }
 
-/** The service's refusals of the token: a malformed, missing or expired token, or one of another game. */
 const TOKEN_HINTS: Record<string, Hint> = {
   TOKEN_INVALID: hint(
     'The service does not know this token (mistyped, cut short, or revoked): check {token}',
@@ -91,7 +89,7 @@ function baseUrlHint(concern: Extract<Concern, { about: 'base-url' }>): string {
   }
 }
 
-/** The input a failure of the service points at, and the hint naming it: every client of a run explains with it. */
+/** Every client of a run explains with it. */
 export function explainServiceFailure(concern: Concern): Explanation | undefined {
   if (concern.about === 'base-url') return { hint: baseUrlHint(concern), inputs: ['api-url'] }
   const known =

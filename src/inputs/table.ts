@@ -1,8 +1,6 @@
-// Every input of every action, one row each: which actions take it (their action.yml), its default,
-// whether it is required or secret, and the CLI's flag of the same name. The readers, the CLI's flags
-// and --help, and __tests__/inputs/table.test.ts (against every action.yml and README) are driven
-// from here. Adding an input: a row here, a line in action.yml, a line in docs/inputs.md (and in the README's
-// table if most deploys need it).
+// Every input of every action, one row each: the readers, the CLI's flags and --help, and
+// __tests__/inputs/table.test.ts (against every action.yml and README) are driven from here. Adding an
+// input: a row here, a line in action.yml and in docs/inputs.md (and the README's table if most need it).
 
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_RETRIES } from '../common/retry.ts'
 import {
@@ -16,15 +14,14 @@ import {
 
 export { DEFAULT_REQUEST_TIMEOUT_SECONDS }
 
-/** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
+/** The folder of each one's action.yml (the deploy's at the root). */
 export const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'] as const
 export type ActionName = (typeof ACTIONS)[number]
-/** The CLI's subcommands that take inputs: one per action, and the close of a preview. */
 export type CommandName = ActionName | 'close'
 
 export const TOKEN_ENV = 'GAMEHOST_TOKEN'
 export const GITHUB_TOKEN_ENV = 'GITHUB_TOKEN'
-/** Where the CLI reads basic-auth when --basic-auth is not given (a password on a command line is seen by ps). */
+/** A password on a command line is seen by ps. */
 export const BASIC_AUTH_ENV = 'GAMEHOST_BASIC_AUTH'
 export const API_URL_ENV = 'GAMEHOST_API_URL'
 export const GAME_ID_ENV = 'GAMEHOST_GAME_ID'
@@ -36,7 +33,6 @@ export const MAX_RETRIES = 20
 export interface FlagSpec {
   /** `list`: repeated, its values joined by lines as the action's multi-line input. */
   type: 'string' | 'boolean' | 'list'
-  /** Placeholder of the value in --help. */
   value?: string
   /** The subcommands that take it; default the actions that take the input. */
   commands?: readonly CommandName[]
@@ -44,15 +40,13 @@ export interface FlagSpec {
   help?: Partial<Record<CommandName, string>>
   /** Shown as --[no-]<name>: a boolean that is on by default. */
   negatable?: boolean
-  /** The environment variable read when the flag is not given. */
   env?: string
 }
 
 export interface InputRow {
   name: string
-  /** The actions whose action.yml has it. */
   actions: readonly ActionName[]
-  /** The actions in which it is required (action.yml's `required: true`, the README's "required"). */
+  /** action.yml's `required: true`, the README's "required". */
   requiredIn?: readonly ActionName[]
   /** action.yml's default ('' for none), which the reader falls back to as well. */
   default: string
@@ -60,17 +54,14 @@ export interface InputRow {
   shownDefault?: string
   /** Masked in the action's log before anything runs. */
   secret?: boolean
-  /** One line: what it is (and the CLI's --help line). */
+  /** One line (and the CLI's --help line). */
   description: string
-  /** The CLI's flag --<name>; none for what only an action has (a pull request's comment). */
+  /** None for what only an action has (a pull request's comment). */
   flag?: FlagSpec
 }
 
 const ALL = ACTIONS
-/**
- * The deploy's advanced inputs: the README's advanced table, --help's advanced flags. The others are
- * required (requiredIn) or common.
- */
+/** The README's advanced table, --help's advanced flags. */
 export const ADVANCED_DEPLOY_INPUTS: ReadonlySet<string> = new Set([
   ...['include-hidden', 'site-name', 'namespace-display-name', 'version-id', 'namespace-id', 'cdn-domain'],
   ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
@@ -78,16 +69,13 @@ export const ADVANCED_DEPLOY_INPUTS: ReadonlySet<string> = new Set([
   ...['allow-older', 'compare-with', 'skip-unchanged', 'reuse-reviewed', 'if-no-token', 'pull-request'],
   ...['browser', 'smoke-test-seconds', 'namespace-prefix', 'preview-ttl', 'max-previews'],
 ])
-/** The connection's flags: every subcommand's. */
 const WITH_CLOSE: readonly CommandName[] = [...ACTIONS, 'close']
-/** A row; its default is empty unless given. */
 const row = (
   name: string,
   actions: readonly ActionName[],
   spec: Omit<InputRow, 'name' | 'actions' | 'default'> & { default?: string },
 ): InputRow => ({ name, actions, default: '', ...spec })
 
-/** The rows, keyed by the name the code uses (`Input.ApiUrl` is 'api-url'). */
 export const INPUTS = {
   ApiUrl: row('api-url', ALL, {
     requiredIn: ALL,
@@ -443,7 +431,7 @@ export const INPUTS = {
 
 type InputKey = keyof typeof INPUTS
 
-/** Every input's name by its key: `Input.ApiUrl` is 'api-url'. */
+/** `Input.ApiUrl` is 'api-url'. */
 export const Input = Object.fromEntries(Object.entries(INPUTS).map(([key, r]) => [key, r.name])) as {
   readonly [K in InputKey]: string
 }
@@ -458,7 +446,6 @@ export function inputsOf(action: ActionName): InputRow[] {
   return INPUT_ROWS.filter((r) => r.actions.includes(action))
 }
 
-/** The inputs of an action masked before anything runs. */
 export function secretInputs(action: ActionName): string[] {
   return inputsOf(action)
     .filter((r) => r.secret)
