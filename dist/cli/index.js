@@ -66047,7 +66047,6 @@ var node_version = __nccwpck_require__(793);
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __nccwpck_require__(7975);
 ;// CONCATENATED MODULE: ./src/common/format.ts
-/** `1 file`, `2 files`. */
 function plural(count, noun) {
     return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
@@ -66055,7 +66054,6 @@ function plural(count, noun) {
 function listSome(list, shown) {
     return `${list.slice(0, shown).join(', ')}${list.length > shown ? `, and ${list.length - shown} more` : ''}`;
 }
-/** The text with its first letter a capital: the start of a sentence. */
 function capital(text) {
     return text.charAt(0).toUpperCase() + text.slice(1);
 }
@@ -66102,10 +66100,8 @@ function clip(text, max) {
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/common/network.ts
-// The one classifier of network failures: what a request that got no answer ran into (a refused or
-// unreachable host, a name that does not resolve, a refused certificate, a connection lost, no file
-// descriptor left), read from the `code`s of the error and its causes (undici's sit in the cause).
-// The API client, seen-live, the private-host wait, the uploader and the GitHub calls all ask here.
+// The one classifier of network failures, read from the `code`s of the error and its causes (undici's
+// sit in the cause).
 /** The code of a request aborted past its overall deadline (the API client's DeadlineError). */
 const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED';
 const KINDS = {
@@ -66129,7 +66125,6 @@ const KINDS = {
     ENFILE: 'descriptors',
 };
 const TLS_CODE = /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/;
-/** The `code`s of an error and its causes, outermost first. */
 function errorCodes(error) {
     const codes = [];
     for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause, depth++) {
@@ -66142,7 +66137,7 @@ function errorCodes(error) {
 function kindOf(code) {
     return Object.hasOwn(KINDS, code) ? KINDS[code] : TLS_CODE.test(code) ? 'tls' : undefined;
 }
-/** What network failure `error` is (its outermost known code), or undefined when it is none. */
+/** The outermost known code's failure. */
 function networkFailure(error) {
     for (const code of errorCodes(error)) {
         const kind = kindOf(code);
@@ -66163,10 +66158,8 @@ const isUnreachable = (error) => isFailureOf(error, 'refused', 'dns-again', 'dns
 const isOutOfDescriptors = (error) => isFailureOf(error, 'descriptors');
 
 ;// CONCATENATED MODULE: ./src/common/retry.ts
-// The one retry engine: backoff with jitter, the wait a service asks for, a bound on the time spent
-// and a deadline, and the run's signal. Each caller gives only its classifier (what a failure is
-// worth: a retry, a retry after a given wait, or none) and its attempt; clock, sleep and randomness
-// are injectable, so tests decide on events and take milliseconds.
+// The one retry engine: backoff with jitter, the wait a service asks for, a bound on the time spent,
+// a deadline and the run's signal. Each caller gives only its classifier and its attempt.
 
 
 
@@ -66185,10 +66178,7 @@ function gaveUpNote(gaveUp) {
                 `longer than the ${Math.round(gaveUp.maxRetryAfterMs / 1000)} s allowed; not retried)`);
     }
 }
-/**
- * The last error of a call whose retries stopped, made again saying how: an error that knows how to
- * (its own `afterRetries`, as the API's errors do), else a plain Error with the note and the cause.
- */
+/** The last error made again saying how its retries stopped: by its own `afterRetries` when it has one. */
 function afterRetries(error, gaveUp) {
     const own = error?.afterRetries;
     if (typeof own === 'function')
@@ -66215,17 +66205,12 @@ function retryPolicy(overrides = {}) {
     };
     return policy;
 }
-/** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
+/** Between half and all of base * 2^attempt, capped. */
 function backoffDelay(attempt, policy) {
     const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
     return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2);
 }
-/**
- * What follows a failed attempt (`index` 0 for the first; `startedAt` and `now` on RetryPolicy.now):
- * a retry after its wait, unless the caller says no, the retries are spent, the service asks for a
- * wait longer than allowed, or the retry would start past maxElapsedMs or deadlineAt. A failure with
- * `gaveUp` is made again saying how its retries stopped.
- */
+/** What follows a failed attempt (`index` 0 for the first; `startedAt` and `now` on RetryPolicy.now). */
 function decideRetry(verdict, state, policy) {
     if (verdict === false)
         return { kind: 'fail', gaveUp: undefined };
@@ -66245,25 +66230,16 @@ function decideRetry(verdict, state, policy) {
     }
     const waitMs = asked === undefined ? backoffDelay(state.index, policy) : asked + policy.random() * 250;
     const elapsedMs = state.now - state.startedAt;
-    const late = outOfTime(attempts, elapsedMs, waitMs, policy);
-    if (late)
-        return { kind: 'fail', gaveUp: late };
-    if (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt) {
-        const maxElapsedMs = Math.max(0, policy.deadlineAt - state.startedAt);
-        return { kind: 'fail', gaveUp: { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs } };
-    }
+    const outOfTime = (maxElapsedMs) => ({ kind: 'fail', gaveUp: { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs } });
+    if (elapsedMs + waitMs > policy.maxElapsedMs)
+        return outOfTime(policy.maxElapsedMs);
+    if (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt)
+        return outOfTime(Math.max(0, policy.deadlineAt - state.startedAt));
     return { kind: 'retry', waitMs };
 }
-/** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
-function outOfTime(attempts, elapsedMs, waitMs, policy) {
-    if (elapsedMs + waitMs <= policy.maxElapsedMs)
-        return undefined;
-    return { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs: policy.maxElapsedMs };
-}
 /**
- * Runs `attempt` until it succeeds or decideRetry says to fail. Logs each retry with `describe` (never
- * a URL: presigned URLs are credentials) and the retries `retriesFor` the error (default the
- * policy's). A failure after retries is the last error made again with how they stopped.
+ * Logs each retry with `describe` (never a URL: presigned URLs are credentials) and the retries
+ * `retriesFor` the error (default the policy's).
  */
 async function withRetries(describe, attempt, classify, policy, logger, retriesFor = () => policy.retries) {
     const startedAt = policy.now();
@@ -66279,8 +66255,10 @@ async function withRetries(describe, attempt, classify, policy, logger, retriesF
             const decision = decideRetry(classify(error, now), { index, startedAt, now }, policy);
             if (decision.kind === 'fail')
                 throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error;
-            const wait = (decision.waitMs / 1000).toFixed(1);
-            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${retriesFor(error)} in ${wait} s`);
+            const reason = shortReason(error);
+            // A part's error names its file already.
+            const what = reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`;
+            logger.info(`${what}; retry ${index + 1} of ${retriesFor(error)} in ${formatSeconds(decision.waitMs)}`);
             await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal);
         }
     }
@@ -66297,10 +66275,6 @@ function abortable(promise, signal) {
         void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
     });
 }
-/** `what: reason`, unless the reason already names what failed (a part's error names its file). */
-function withSubject(describe, reason) {
-    return reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`;
-}
 function shortReason(error) {
     const { status, code: serviceCode } = error;
     if (typeof status === 'number' && typeof serviceCode === 'string')
@@ -66313,7 +66287,6 @@ function shortReason(error) {
 ;// CONCATENATED MODULE: ./src/api/errors.ts
 
 
-/** What the service said when it refused a call: status, code, message, ray id and documentation. */
 class ServiceError extends Error {
     status;
     code;
@@ -66322,7 +66295,7 @@ class ServiceError extends Error {
     metadata;
     retryAfter;
     concern;
-    /** The inputs the message says to check: a re-run with the same inputs most likely fails the same way. */
+    /** The inputs the message says to check: a re-run with the same ones most likely fails the same way. */
     inputs;
     gaveUp;
     #init;
@@ -66360,7 +66333,7 @@ class ServiceError extends Error {
         return new ServiceError({ ...this.#init, gaveUp });
     }
 }
-/** The dotted paths in a VALIDATION_ERROR's metadata ({ errors: [{ path }] }); empty for any other. */
+/** The dotted paths in a VALIDATION_ERROR's metadata ({ errors: [{ path }] }). */
 function validationPaths(metadata) {
     const errors = metadata?.errors;
     if (!Array.isArray(errors))
@@ -66375,14 +66348,12 @@ class UsageError extends Error {
     name = 'UsageError';
 }
 /**
- * An input the service's state refuses, found by asking it: an id not in the game, no version to roll
- * back to, a domain another namespace holds. The input to fix is named as in a UsageError, but the
- * usage was right: the CLI exits 1 (a failure), not 2 (bad usage).
+ * An input the service's state refuses (an id not in the game, a domain another namespace holds): the
+ * usage was right, so the CLI exits 1 (a failure), not 2 (bad usage).
  */
 class ServiceStateError extends UsageError {
     name = 'ServiceStateError';
 }
-/** The matchmaker config (or another validated value) that the service's rules reject. */
 class ValidationFailedError extends Error {
     name = 'ValidationFailedError';
     problems;
@@ -66393,14 +66364,11 @@ class ValidationFailedError extends Error {
         this.problems = problems;
     }
 }
-/** An answer of the service that is not what its operation promises: the field named, or too large. */
+/** An answer that is not what its operation promises: the field named, or too large. */
 class UnexpectedAnswerError extends Error {
     name = 'UnexpectedAnswerError';
 }
-/**
- * A request that got no complete answer, named by operation and host ("no answer within 30 s"
- * rather than undici's "Headers Timeout Error"); the cause keeps undici's error and its code.
- */
+/** A request that got no complete answer; the cause keeps undici's error and its code. */
 class NetworkError extends Error {
     name = 'NetworkError';
     inputs;
@@ -66435,10 +66403,8 @@ function requestedDelay(error, now) {
 }
 
 ;// CONCATENATED MODULE: ./src/common/input-naming.ts
-// How a message names an input: in the face's words. The action's user writes `namespace: staging`
-// in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
-// problem is found, far from the face, so the face says once, as it starts, how inputs are named,
-// and every message naming an input names it through inputName, inputAssignment or inputSource.
+// How a message names an input, in the face's words (`namespace: staging`, `--namespace staging`).
+// Messages are made far from the face, so the face says once, as it starts, how inputs are named.
 const ACTION_NAMING = {
     name: (input) => input,
     assignment: (input, value) => `${input}: ${value}`,
@@ -66452,7 +66418,7 @@ function nameInputsAs(face) {
 const inputName = (input) => naming.name(input);
 const input_naming_inputAssignment = (input, value) => naming.assignment(input, value);
 const inputSource = (input) => naming.source(input);
-/** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
+/** `a`, `a and b`, `a, b and c`. */
 function inputList(inputs) {
     const names = inputs.map(inputName);
     return names.length < 2
@@ -66461,23 +66427,15 @@ function inputList(inputs) {
 }
 
 ;// CONCATENATED MODULE: ./src/common/secrets.ts
-// The one redactor of a run. The faces register every secret of the run (the secret inputs, the
-// password of basic-auth, credentials in api-url) as they read their inputs, and every text that leaves
-// the process passes redact(): visible() (the first step of every escaping in untrusted.ts) calls it, so
-// a secret is gone before any escaping, and each face's writers (its streams, job summary, outputs,
-// the bodies it sends to GitHub) call it again on what they write, so that nothing can bypass it.
-/** What the runner's masking shows. */
+// The one redactor of a run. The faces register every secret as they read their inputs; visible()
+// calls redact() before any escaping, and each face's writers (streams, job summary, outputs, bodies
+// sent to GitHub) call it again on what they write, so that nothing can bypass it.
 const REDACTED = '***';
 /** Shorter values are not secrets worth redacting: they would blank ordinary words of the log. */
 const MIN_SECRET_LENGTH = 4;
 /** A base64 run shorter than this is too short to stand for the secret inside a longer encoding. */
 const MIN_BASE64_CORE = 8;
-/**
- * The forms a secret travels in, besides itself: base64 (standard and URL-safe, whole and as it shows
- * inside a longer encoding, e.g. `user:password` in a Basic header), URL-encoded, Markdown-escaped (as
- * untrusted.ts's markdownText and markdownCode escape), JSON-escaped, HTML-escaped, and escaped as
- * @actions/core escapes a workflow command's message and properties.
- */
+/** The forms a secret travels in: base64 (inside a longer encoding too), URL, Markdown, JSON, HTML, workflow command. */
 function secretForms(secret) {
     const forms = [
         secret,
@@ -66528,7 +66486,6 @@ function htmlEscaped(secret, apostrophe) {
 class Secrets {
     #forms = new Set();
     #pattern;
-    /** Registers a secret (an empty or too short value is ignored). */
     add(secret) {
         if (!secret || secret.length < MIN_SECRET_LENGTH)
             return;
@@ -66541,7 +66498,7 @@ class Secrets {
     redact(text) {
         return this.#pattern ? text.replace(this.#pattern, REDACTED) : text;
     }
-    /** Every string in a JSON-like value redacted: arrays and plain objects copied, anything else kept. */
+    /** Arrays and plain objects copied with their strings redacted, anything else kept. */
     redactValue(value) {
         if (typeof value === 'string')
             return this.redact(value);
@@ -66558,19 +66515,17 @@ class Secrets {
 function escapeRegExp(text) {
     return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
-/** One process runs one action or one command. */
 const runSecrets = new Secrets();
 function redact(text) {
     return runSecrets.redact(text);
 }
-/** A secret as a line that shows the inputs gives it: masked when set, empty when not. */
+/** As a line that shows the inputs gives it. */
 function masked(secret) {
     return secret ? REDACTED : '';
 }
 const guarded = new WeakSet();
 /**
- * Makes every text written to the stream (stdout, stderr) pass redact(): a face's last writer, which
- * no line, annotation or report reaches the terminal or the runner's log without. Bytes (a Buffer) are
+ * Makes every text written to the stream pass redact(): a face's last writer. Bytes (a Buffer) are
  * written as they are: they are not text of ours (the test runner's protocol, for one).
  */
 function redactWrites(stream) {
@@ -66600,15 +66555,11 @@ const SITE_BYTES_LIMIT = 1_000_000_000;
 /** Part size of a CDN site's multipart files (5 MiB or more, since v24.6): the emulator plans with it. */
 const PART_SIZE = 100 * 1024 * 1024;
 const MAX_PARTS = 10_000;
-/**
- * The store keeps each file of a site at the key `<upload_id>/<path>`, and a key is at most 1,024
- * bytes of UTF-8 (S3's limit): the upload id is a UUID, so a path may have 1,024 - 37 bytes.
- */
+/** The store keeps each file at the key `<upload_id>/<path>`, at most 1,024 bytes (S3's limit). */
 const OBJECT_KEY_MAX_BYTES = 1024;
 const UPLOAD_KEY_PREFIX_BYTES = '00000000-0000-0000-0000-000000000000/'.length;
 const SITE_PATH_MAX_BYTES = OBJECT_KEY_MAX_BYTES - UPLOAD_KEY_PREFIX_BYTES;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
-/** Every id of the service. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DOMAIN = /^[0-9a-z.-]+$/;
 function isI32(value) {
@@ -66628,10 +66579,7 @@ function nameIdProblems(nameId) {
         return ['too-long', 'invalid'];
     return NAME_ID.test(nameId) ? [] : ['invalid'];
 }
-/**
- * Problems of a display name: 1 to maxBytes bytes of UTF-8, the only whitespace a single space that
- * is neither leading, trailing nor doubled.
- */
+/** The only whitespace a single space that is neither leading, trailing nor doubled. */
 function displayNameProblems(name, maxBytes = DISPLAY_NAME_MAX_BYTES) {
     const bytes = Buffer.byteLength(name, 'utf8');
     if (bytes < 1)
@@ -66677,7 +66625,7 @@ function matchmakerConfigProblems(lobbyCountMax, maxPlayers) {
     }
     return errors;
 }
-/** Why the service refuses a tag filter (a JSON object of string to string); undefined when it takes it. */
+/** Why the service refuses a tag filter (a JSON object of string to string). */
 function serverTagsProblem(tags) {
     if (typeof tags !== 'object' || tags === null || Array.isArray(tags))
         return 'expected a JSON object of string to string';
@@ -66698,18 +66646,15 @@ function bytesBetween(text, min, max) {
     const bytes = Buffer.byteLength(text, 'utf8');
     return bytes >= min && bytes <= max;
 }
-/** The service's rule: 1 to 255 of `[0-9a-z.-]`, so no protocol or path. */
 function isValidDomain(domain) {
     return domain.length >= 1 && domain.length <= DOMAIN_MAX && DOMAIN.test(domain);
 }
-/** The longest host name DNS can carry (RFC 1035, written without the root's trailing dot), and its labels. */
+/** RFC 1035, written without the root's trailing dot. */
 const HOST_NAME_MAX = 253;
 const HOST_LABEL_MAX = 63;
 /**
- * Why a domain the service would take (isValidDomain) still cannot work as a host name, or undefined
- * when it can: labels of 1 to 63 characters of a-z, 0-9 and hyphens, none at a label's start or end,
- * at most 253 characters in all, no trailing dot (the service would keep it as another domain). The
- * client checks it; the service, and so the emulator, checks only isValidDomain.
+ * Why a domain the service would take (isValidDomain) still cannot work as a host name. The client
+ * checks it; the service, and so the emulator, checks only isValidDomain.
  */
 function hostNameProblem(domain) {
     if (domain.endsWith('.') && domain.length > 1)
@@ -66752,15 +66697,12 @@ function describeValidationPath(path) {
     };
     return known[key] ?? `invalid value at ${key}`;
 }
-/** A short title for a validation error path: `lobby-count too high`. */
+/** `lobby-count too high`. */
 function validationTitle(path) {
     const [field, ...rest] = path;
     return rest.length ? `${field} ${rest.join(' ').replace(/-/g, ' ')}` : (field ?? '').replace(/-/g, ' ');
 }
-/**
- * The [byte_offset, content_length] parts a service that cuts files of `threshold` bytes or more
- * answers for a file. The client never plans with it: it uploads what the service's answer lists.
- */
+/** The parts the service answers for a file. The client never plans with it: it uploads what is listed. */
 function planParts(size, threshold, partSize = PART_SIZE) {
     if (size < threshold)
         return [[0, size]];
@@ -66771,10 +66713,8 @@ function planParts(size, threshold, partSize = PART_SIZE) {
 }
 
 ;// CONCATENATED MODULE: ./src/common/timeouts.ts
-// Every time limit of a run: those derived once from `request-timeout` (the API client and the
-// upload's PUTs read them from here, so changing what the input means is one edit), the bounds of the
-// inputs that set one, and the fixed ones (GitHub's calls, an operation's deadline, the smoke test's
-// page load and browser, git's answer to the CLI); and `within`, which holds a call to one.
+// Every time limit of a run: those derived from `request-timeout` (so changing what the input means is
+// one edit), the bounds of the inputs that set one, and the fixed ones.
 const systemClock = { now: () => Date.now() };
 const systemTimer = {
     after(ms, callback) {
@@ -66786,10 +66726,8 @@ const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_REQUEST_TIMEOUT_SECONDS = 3600;
 const MAX_RETRY_AFTER_SECONDS = 3600;
 /**
- * How long a publish may take to be served at its URL. The CDN's router polls its configuration
- * every 2.5 s, but only after a queued worker has rebuilt it, and that queue is shared: minutes, not
- * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
- * is never served well within a CI job's time.
+ * The CDN's router polls its configuration every 2.5 s, but only after a shared queue's worker has
+ * rebuilt it: a busy service takes minutes. Five cover it, well within a CI job's time.
  */
 const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
 const MAX_VERIFY_TIMEOUT_SECONDS = 3600;
@@ -66798,48 +66736,34 @@ const DEFAULT_SMOKE_TEST_SECONDS = 3;
 const MAX_SMOKE_TEST_SECONDS = 120;
 /** How long the page may take to load: the seen-live bound, since the host already served it. */
 const PAGE_LOAD_TIMEOUT_MS = 60_000;
-/**
- * How long the smoke test's browser or page may take to answer one call once the watch is over, and
- * how long the browser may stay silent while the page is watched before it is said to have stopped
- * answering: a busy runner answers in well under a second.
- */
+/** A smoke test's browser call, or its silence while a page is watched: a busy runner answers within 1 s. */
 const BROWSER_ANSWER_MS = 5_000;
 /** The bound of any one call to the browser the driver makes (puppeteer's protocolTimeout). */
 const BROWSER_CALL_TIMEOUT_MS = 30_000;
 /** How long the browser is given to close before its processes are killed, and then to be gone. */
 const BROWSER_CLOSE_MS = 3_000;
-/** How long the program named as the browser has to say what it is (its answer to --version). */
+/** The browser's answer to --version. */
 const BROWSER_VERSION_TIMEOUT_MS = 5_000;
 /**
- * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
- * call can take at the default limits (retries stop 3 min after its first attempt, and the last
- * attempt may take the 3 min of an API call's deadline), less than a job waits for a listing.
+ * Unless GAMEHOST_DEADLINE_SECONDS says otherwise: more than one call can take at the default limits
+ * (retries stop after 3 min, and the last attempt may take 3 min more), less than a job waits.
  */
 const OPERATION_DEADLINE_MS = 10 * 60_000;
 /** A GitHub call not told otherwise: a hung call never holds the run. */
 const GITHUB_CALL_TIMEOUT_MS = 30_000;
-/**
- * The sticky comment never fails a deploy: each of its calls is abandoned after this, and tried again
- * after a first delay (doubled for each next one) within one budget for all of them.
- */
+/** The sticky comment never fails a deploy: a call is abandoned after this, retried within a budget. */
 const COMMENT_CALL_TIMEOUT_MS = 15_000;
 const COMMENT_RETRY_DELAY_MS = 1_000;
 const COMMENT_BUDGET_MS = 60_000;
 /**
- * A preview deploy's sweep of the other previews starts no retirement after this, and is cut off as
- * long again after it (the retirement under way ends): a retirement is a few calls and its closed page
- * seen served (seconds), so a minute retires a dozen or so; what is left, the next preview deploy's
- * sweep (or the sweep action) retires.
+ * A preview deploy's sweep starts no retirement after this, and is cut off as long again after it: a
+ * retirement takes seconds, so a minute retires a dozen or so; the next sweep retires the rest.
  */
 const PREVIEW_SWEEP_BUDGET_MS = 60_000;
 /** GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it. */
 const CANCELLED_COMMENT_MS = 4_000;
-/**
- * How long a deploy may read the records the game's namespaces serve, looking for one of its own
- * build (reuse-reviewed): a host slower than this is left out, said so, and the files are uploaded.
- */
+/** reuse-reviewed's reading of the namespaces' records: a slower host is left out, said so. */
 const REVIEWED_SEARCH_MS = 15_000;
-/** How long git may take to name the CLI's repository, commit and branch. */
 const GIT_TIMEOUT_MS = 5_000;
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
 const SERVICE_REQUEST_LIMIT_MS = 60_000;
@@ -66856,7 +66780,6 @@ function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS
         putDeadlineMs: (length) => Math.ceil((requestTimeoutMs * (4 + length / PUT_BUFFER)) / 1000) * 1000,
     };
 }
-/** A call not answered within its time limit: what it was, and the limit. */
 class TimeLimitError extends Error {
     name = 'TimeLimitError';
 }
@@ -66875,19 +66798,17 @@ async function within(call, ms, what) {
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/table.ts
-// Every input of every action, one row each: which actions take it (their action.yml), its default,
-// whether it is required or secret, and the CLI's flag of the same name. The readers, the CLI's flags
-// and --help, and __tests__/inputs/table.test.ts (against every action.yml and README) are driven
-// from here. Adding an input: a row here, a line in action.yml, a line in docs/inputs.md (and in the README's
-// table if most deploys need it).
+// Every input of every action, one row each: the readers, the CLI's flags and --help, and
+// __tests__/inputs/table.test.ts (against every action.yml and README) are driven from here. Adding an
+// input: a row here, a line in action.yml and in docs/inputs.md (and the README's table if most need it).
 
 
 
-/** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
+/** The folder of each one's action.yml (the deploy's at the root). */
 const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'];
 const TOKEN_ENV = 'GAMEHOST_TOKEN';
 const GITHUB_TOKEN_ENV = 'GITHUB_TOKEN';
-/** Where the CLI reads basic-auth when --basic-auth is not given (a password on a command line is seen by ps). */
+/** A password on a command line is seen by ps. */
 const BASIC_AUTH_ENV = 'GAMEHOST_BASIC_AUTH';
 const API_URL_ENV = 'GAMEHOST_API_URL';
 const GAME_ID_ENV = 'GAMEHOST_GAME_ID';
@@ -66896,10 +66817,7 @@ const DEFAULT_CONCURRENCY = 192;
 const MAX_CONCURRENCY = 256;
 const MAX_RETRIES = 20;
 const ALL = ACTIONS;
-/**
- * The deploy's advanced inputs: the README's advanced table, --help's advanced flags. The others are
- * required (requiredIn) or common.
- */
+/** The README's advanced table, --help's advanced flags. */
 const ADVANCED_DEPLOY_INPUTS = new Set([
     ...['include-hidden', 'site-name', 'namespace-display-name', 'version-id', 'namespace-id', 'cdn-domain'],
     ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
@@ -66907,11 +66825,8 @@ const ADVANCED_DEPLOY_INPUTS = new Set([
     ...['allow-older', 'compare-with', 'skip-unchanged', 'reuse-reviewed', 'if-no-token', 'pull-request'],
     ...['browser', 'smoke-test-seconds', 'namespace-prefix', 'preview-ttl', 'max-previews'],
 ]);
-/** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
-/** A row; its default is empty unless given. */
 const row = (name, actions, spec) => ({ name, actions, default: '', ...spec });
-/** The rows, keyed by the name the code uses (`Input.ApiUrl` is 'api-url'). */
 const INPUTS = {
     ApiUrl: row('api-url', ALL, {
         requiredIn: ALL,
@@ -67242,7 +67157,7 @@ const INPUTS = {
         flag: { type: 'boolean', negatable: true },
     }),
 };
-/** Every input's name by its key: `Input.ApiUrl` is 'api-url'. */
+/** `Input.ApiUrl` is 'api-url'. */
 const table_Input = Object.fromEntries(Object.entries(INPUTS).map(([key, r]) => [key, r.name]));
 const INPUT_ROWS = Object.values(INPUTS);
 function inputRow(name) {
@@ -67251,7 +67166,6 @@ function inputRow(name) {
 function inputsOf(action) {
     return INPUT_ROWS.filter((r) => r.actions.includes(action));
 }
-/** The inputs of an action masked before anything runs. */
 function secretInputs(action) {
     return inputsOf(action)
         .filter((r) => r.secret)
@@ -67310,7 +67224,7 @@ const OUTPUTS = {
     validate: ValidateOutput,
     sweep: SweepOutput,
 };
-/** The actions of this repository: the folder of each one's action.yml and its CLI subcommand. */
+/** The folder of each action's action.yml and its CLI subcommand. */
 const ActionName = {
     Deploy: 'deploy',
     Servers: 'servers',
@@ -67322,22 +67236,22 @@ const ActionName = {
 };
 
 ;// CONCATENATED MODULE: ./src/inputs/api-url.ts
-// api-url, judged as it will be sent: undici (like Node's URL and browsers) reads it with the WHATWG
-// parser, which takes `http:\\user:pass@host`, `http:/user:pass@host`, `HTTP://…` and a URL with tabs
-// or line breaks in it as `http://user:pass@host`. So the parsed URL is what is judged, never the text,
-// and one parse gives the credentials to keep secret, the refusal and the warning alike.
+// api-url, judged as it will be sent: undici reads it with the WHATWG parser, which takes
+// `http:\\user:pass@host`, `http:/user:pass@host` and a URL with tabs or line breaks in it as
+// `http://user:pass@host`. So the parsed URL is what is judged, never the text.
 
 
 
-/** What the faces warn of before the run, in the log and again in its account: plain http to another host. */
+/** What the faces warn of before the run, in the log and again in its account. */
 function inputWarnings(get) {
     const { warning } = judgeApiUrl(get(table_Input.ApiUrl).trim());
     return warning ? [warning] : [];
 }
-/** api-url (trimmed, as the readers take it) parsed once and judged. */
+/** api-url trimmed, as the readers take it. */
 function judgeApiUrl(apiUrl) {
     const parsed = URL.parse(apiUrl);
-    const credentials = parsed ? parsedCredentials(parsed, apiUrl) : unparsedCredentials(apiUrl);
+    // A URL the parser refuses (a space in its host, a `#` in its password) may still hold credentials.
+    const credentials = parsed ? parsedCredentials(parsed, apiUrl) : typedUserInfo(apiUrl);
     if (!apiUrl)
         return { credentials, refusal: undefined, warning: undefined };
     if (credentials.length)
@@ -67377,7 +67291,7 @@ function clearTextWarning(parsed) {
         return undefined;
     return `${inputName(table_Input.ApiUrl)} ${parsed.origin} is plain http:// to a host that is not this machine: the token travels in clear text, readable and replayable by anyone on the way. Use https://`;
 }
-/** localhost, 127.0.0.0/8 and ::1: the hosts a request to which never leaves the machine. */
+/** localhost, 127.0.0.0/8 and ::1. */
 function isLoopback(hostname) {
     const host = hostname.toLowerCase();
     return (host === 'localhost' ||
@@ -67394,13 +67308,6 @@ function parsedCredentials(parsed, apiUrl) {
     forms.push(`${percentDecoded(parsed.username)}:${percentDecoded(parsed.password)}`);
     return unique([...forms, ...typedUserInfo(apiUrl)]);
 }
-/**
- * A URL the parser refuses (a space in its host, a `#` in its password) may still hold credentials:
- * what precedes its last `@` after the scheme is taken for them, so it is neither shown nor logged.
- */
-function unparsedCredentials(apiUrl) {
-    return typedUserInfo(apiUrl);
-}
 /** The user info as written: after the scheme and its slashes (either way, tabs and line breaks skipped), up to the last `@`. */
 function typedUserInfo(apiUrl) {
     const start = /^[\0- ]*[a-z][a-z0-9+.\t\n\r-]*:[/\\\t\n\r]*/i.exec(apiUrl);
@@ -67412,7 +67319,7 @@ function typedUserInfo(apiUrl) {
     const parts = colon < 0 ? [userInfo] : [userInfo.slice(0, colon), userInfo.slice(colon + 1)];
     const forms = [userInfo, ...parts];
     // The parser drops tabs and line breaks: the same text without them is what it keeps.
-    return unique([...forms, ...forms.map((form) => form.replace(/[\t\n\r]/g, ''))]).filter(Boolean);
+    return unique([...forms, ...forms.map((form) => form.replace(/[\t\n\r]/g, ''))]);
 }
 function percentDecoded(text) {
     try {
@@ -67427,9 +67334,8 @@ function unique(texts) {
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/common.ts
-// Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
-// has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
-// input, so a step fails with one message saying which input to fix.
+// Reading and checking inputs, shared by every action and the CLI. Each error names the input, so a
+// step fails with one message saying which input to fix.
 
 
 
@@ -67437,15 +67343,15 @@ function unique(texts) {
 
 
 
-/** The text with each `{input}` in it named as the face names inputs (`--namespace` in the CLI). */
+/** Each `{input}` named as the face names inputs (`--namespace` in the CLI). */
 function namedInputs(text) {
     return text.replace(/\{([a-z][a-z-]*)\}/g, (_, input) => inputName(input));
 }
-/** A UsageError whose message names its `{input}`s as the face does: usage`{namespace} is empty`. */
+/** usage`{namespace} is empty`: a UsageError naming its `{input}`s as the face does. */
 function common_usage(parts, ...values) {
     return new UsageError(String.raw({ raw: parts.map(namedInputs) }, ...values));
 }
-/** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
+/** `gameIdPurpose` ends the message of a missing game-id. */
 function readConnection(get, gameIdPurpose = 'the id of the game', options = {}) {
     const apiUrl = get(table_Input.ApiUrl).trim();
     const gameId = get(table_Input.GameId).trim();
@@ -67469,19 +67375,16 @@ function checkApiUrl(apiUrl) {
 // undici would refuse a token it cannot send in a header on the first call, with a message that names
 // neither the input nor where it is wrong.
 function checkToken(token) {
-    for (let index = 0; index < token.length; index++) {
-        const code = token.charCodeAt(index);
-        const what = code === 0x0a || code === 0x0d
-            ? 'a line break'
-            : code < 0x20 || code === 0x7f
-                ? 'a control character'
-                : code > 0xff
-                    ? 'a character that is not Latin-1'
-                    : undefined;
-        if (what)
-            throw common_usage `{token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: copy the token again, on one line with nothing around it (the token is not shown here)`;
-    }
-    return token;
+    const index = token.search(/[^\x20-\x7e\x80-\xff]/);
+    if (index < 0)
+        return token;
+    const code = token.charCodeAt(index);
+    const what = code === 0x0a || code === 0x0d
+        ? 'a line break'
+        : code > 0xff
+            ? 'a character that is not Latin-1'
+            : 'a control character';
+    throw common_usage `{token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: copy the token again, on one line with nothing around it (the token is not shown here)`;
 }
 /** The service answers an id that is no UUID with a puzzling 404 "route not found". */
 function checkUuid(input, id) {
@@ -67490,23 +67393,19 @@ function checkUuid(input, id) {
     throw new UsageError(`${inputName(input)} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
 }
 function readRequiredId(get, input, what) {
-    return checkUuid(input, readRequired(get, input, what));
-}
-/** The connection of an action that always calls the service: the token is required. */
-function readRequiredConnection(get, options = {}) {
-    const connection = readConnection(get);
-    if (!connection.token)
-        throw (options.missingToken ?? missingServiceToken)();
-    return connection;
-}
-function missingServiceToken() {
-    return common_usage `{token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`;
-}
-function readRequired(get, input, what) {
     const value = get(input).trim();
     if (!value)
         throw new UsageError(`${inputSource(input)} is required: ${what}`);
-    return value;
+    return checkUuid(input, value);
+}
+/** The token is required. */
+function readRequiredConnection(get, options = {}) {
+    const connection = readConnection(get);
+    if (!connection.token)
+        throw options.missingToken
+            ? options.missingToken()
+            : common_usage `{token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`;
+    return connection;
 }
 function readOptional(get, input) {
     return get(input).trim() || undefined;
@@ -67546,7 +67445,7 @@ function readChoice(get, input, choices) {
         return text;
     throw new UsageError(`${inputName(input)} '${text}' must be one of ${choices.join(', ')}`);
 }
-/** lobby-count-max and max-players, which go together; `needs` says what else they need when `hasNamespace` is false. */
+/** `needs` says what else they need when `hasNamespace` is false. */
 function readMatchmakerPair(get, hasNamespace, needs) {
     const lobbyCountMax = get(table_Input.LobbyCountMax).trim();
     const maxPlayers = get(table_Input.MaxPlayers).trim();
@@ -67573,7 +67472,6 @@ function checkNameId(input, nameId) {
         (suggestion ? `write ${input_naming_inputAssignment(input, suggestion)}` : "like 'pr-42'") +
         ')');
 }
-/** The valid name id nearest to what was written, when there is one. */
 function nameIdLike(nameId) {
     const like = nameId
         .toLowerCase()
@@ -67582,7 +67480,7 @@ function nameIdLike(nameId) {
         .replace(/^-+|-+$/g, '');
     return like && like !== nameId && !nameIdProblems(like).length ? like : undefined;
 }
-/** cdn-domain: a domain, or an http(s) origin with a port (an emulator); undefined: the service says. */
+/** A domain, or an http(s) origin with a port (an emulator); undefined: the service says. */
 function readCdnDomain(get) {
     const raw = get(table_Input.CdnDomain).trim();
     if (!raw)
@@ -67622,16 +67520,12 @@ function checkDomainOutsideCdn(domain, cdnDomain) {
 
 /** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
 const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
-/**
- * GitHub masks the password in every line of the log: a short one would mask common words, and is
- * guessed in seconds.
- */
+/** GitHub masks the password in every line of the log: a short one would mask common words. */
 const PASSWORD_MIN_CHARACTERS = 8;
 /** bcrypt reads the first 72 bytes of a password and ignores the rest. */
 const PASSWORD_MAX_BYTES = 72;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
-/** Undefined when empty (the namespace is public). */
 function readBasicAuth(raw) {
     if (!raw)
         return undefined;
@@ -67650,7 +67544,7 @@ function readBasicAuth(raw) {
         throw common_usage `{basic-auth}: the password has a line break or another control character`;
     return hiddenPassword({ user, password });
 }
-/** The credentials as a log would show them (a debug line, a value inspected): the password masked. */
+/** As a log would show them (a debug line, a value inspected). */
 function hiddenPassword(auth) {
     const shown = { user: auth.user, password: masked(auth.password) };
     return { ...auth, toJSON: () => shown, [external_node_util_.inspect.custom]: () => shown };
@@ -67658,10 +67552,7 @@ function hiddenPassword(auth) {
 function basicAuthorization(auth) {
     return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
 }
-/**
- * What the log must never show of a `user:password` besides the whole value: the password alone and
- * the credentials as a Basic header carries them.
- */
+/** What the log must never show of a `user:password` besides the whole value. */
 function basicAuthSecrets(raw) {
     const colon = raw.indexOf(':');
     if (colon < 0)
@@ -67669,10 +67560,7 @@ function basicAuthSecrets(raw) {
     const password = raw.slice(colon + 1);
     return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
 }
-/**
- * Credentials to read another host with (from-basic-auth), as its Authorization header: only their
- * form is checked here, the host judges the rest.
- */
+/** from-basic-auth as an Authorization header: only its form is checked here, the host judges the rest. */
 function readHostAuthorization(raw, input) {
     if (!raw)
         return undefined;
@@ -67683,17 +67571,14 @@ function readHostAuthorization(raw, input) {
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/register-secrets.ts
-// Where a run's secrets become known: as its inputs are read, before anything runs.
 
 
 
 
 
 /**
- * Registers with the run's redactor every secret among these inputs: the value of each input the
- * table marks secret, the password of basic-auth and the credentials as a Basic header carries them,
- * and credentials written into api-url (refused, and never shown). Returns them, for a face that
- * masks them elsewhere too (the runner's `::add-mask::`).
+ * Registers with the run's redactor, before anything runs, every secret among these inputs (credentials
+ * in api-url too). Returns them, for a face that masks them elsewhere too (`::add-mask::`).
  */
 function registerSecrets(get, names) {
     const secrets = [];
@@ -67715,16 +67600,11 @@ function registerSecrets(get, names) {
 }
 
 ;// CONCATENATED MODULE: ./src/common/untrusted.ts
-// Text from outside (a file name of a fork's build, a service's answer, GitHub's, an error message) made
-// inert where it is shown: a log line the runner reads for workflow commands, a terminal, a Markdown
-// comment. The faces apply these to what they print; the core hands them text as it is. Each removes the
-// run's secrets first (secrets.ts), before it escapes anything: an escaped secret is one no mask knows.
+// Text from outside (a fork's file name, a service's answer, an error message) made inert where the
+// faces show it: a log line the runner reads for workflow commands, a terminal, a Markdown comment.
+// Each removes the run's secrets first, before it escapes anything: an escaped secret is one no mask knows.
 
-/**
- * Characters that end a line, move the cursor, start an escape sequence or reorder what is shown:
- * C0 (tab, CR and LF included), DEL, C1 (NEL and CSI among them), the line and paragraph separators,
- * and the bidirectional marks and overrides.
- */
+/** C0, DEL, C1, the line and paragraph separators, and the bidirectional marks and overrides. */
 // eslint-disable-next-line no-control-regex
 const untrusted_CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const NAMED = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
@@ -67734,15 +67614,9 @@ function escapeControl(char) {
 }
 const hex = (code, digits) => code.toString(16).padStart(digits, '0');
 /**
- * The text as one inert line of a log, whatever it holds:
- * - control characters are shown as escapes: `\n`, `\r`, `\t`, `\x1b` (so an ANSI sequence shows as
- *   `\x1b[31m`, never colours or moves anything), `\x85`, `\u2028`, `\u202e`. No line can end inside it.
- * - the legacy workflow command `##[name]`, which the runner reads anywhere in a line, shows as
- *   `\x23#[name]`;
- * - `::` at its start (after any spaces), which the runner reads as a workflow command, shows as
- *   `\x3a:`.
- * A backslash is left as it is: the text is for reading, not to be decoded. Applying it twice
- * changes nothing more. Every secret of the run in it is `***` first (secrets.ts).
+ * The text as one inert line of a log: control characters as escapes (`\n`, `\x1b`, `\u202e`), the
+ * legacy workflow command `##[name]` (read anywhere in a line) as `\x23#[name]`, and `::` at its
+ * start as `\x3a:`. A backslash is left as it is: the text is for reading, not to be decoded.
  */
 function untrusted_visible(text) {
     return redact(text)
@@ -67750,25 +67624,19 @@ function untrusted_visible(text) {
         .replace(/##\[/g, '\\x23#[')
         .replace(/^(\s*):(?=:)/, '$1\\x3a');
 }
-/** Characters JSON.stringify leaves as they are that a terminal or a log viewer acts on. */
+/** What JSON.stringify leaves as it is that a terminal or a log viewer acts on. */
 const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const redactStrings = (_key, value) => typeof value === 'string' ? redact(value) : value;
 /**
- * JSON.stringify, with the characters a terminal or the runner would act on written as \u escapes:
- * the same value once parsed, and no line of it a workflow command. (JSON.stringify escapes C0
- * itself; `##[` can only stand inside a string, where `\u0023#[` means the same.) Every secret of the
- * run in its strings is `***` before they are escaped.
+ * JSON.stringify, with what a terminal or the runner would act on as \u escapes: the same value once
+ * parsed, no line of it a workflow command (`##[` can only stand in a string, where `\u0023#[` is the same).
  */
 function inertJson(value, space) {
     return redact(JSON.stringify(value, redactStrings, space))
         .replace(JSON_UNSAFE, (char) => `\\u${hex(char.charCodeAt(0), 4)}`)
         .replace(/##\[/g, '\\u0023#[');
 }
-/**
- * The text as an inline code span of Markdown, safe in a table cell: whatever it holds (backticks,
- * pipes, brackets, HTML, line breaks), it shows as code and links, mentions or images nothing.
- * Empty text gives an empty string.
- */
+/** The text as an inline code span of Markdown, safe in a table cell: it links, mentions or shows nothing. */
 function markdownCode(text) {
     // In a table row a pipe ends the cell even inside code: GFM reads `\|` as a pipe there.
     const value = untrusted_visible(text).replace(/\|/g, '\\|');
@@ -68334,19 +68202,16 @@ function matchPattern(pattern, segments) {
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __nccwpck_require__(7067);
 ;// CONCATENATED MODULE: ./src/api/versions.ts
-// Game versions as the service sends and takes them (as read from its source): the wire shape of a
-// version config, the CDN's limits, and route globs as the service parses and the CDN matches them. What the service does with a config beyond that (lobby groups,
-// validation, storage) is the emulator's: version-rules.ts.
+// Game versions as the service sends and takes them (read from its source): a version config's wire
+// shape, the CDN's limits, and route globs as the service parses and the CDN matches them.
 const CDN_HEADER_NAME_MAX_BYTES = 512;
 const CDN_HEADER_VALUE_MAX_BYTES = 1024;
 const CDN_PRIORITY_MAX = 100;
 /** The CDN reads only this many routes of a version, middlewares of a route and headers of a middleware. */
 const CDN_SERVED_MAX = 10;
 /**
- * The tokens of a route glob, or undefined when the service's parser refuses it (a segment that
- * holds `**` and anything else). Segments split on `/` (a character after `\` never splits); `*`
- * matches one or more characters within a segment, a `**` segment any sequence; consecutive `**`
- * segments count once. An empty glob parses to no tokens, which validation reports as invalid too.
+ * The tokens of a route glob, or undefined when the service's parser refuses it (a segment that holds
+ * `**` and anything else). A character after `\` never splits; consecutive `**` segments count once.
  */
 function parseGlob(glob) {
     const segments = [];
@@ -68393,16 +68258,15 @@ function parseGlob(glob) {
 function globToString(tokens) {
     return tokens.map((token) => (token === 'any' ? '*' : token === 'recursive' ? '**/' : token.char)).join('');
 }
-/** The glob as the service answers it; the glob itself when it does not parse. */
+/** The glob itself when it does not parse. */
 function normalizeGlob(glob) {
     const tokens = parseGlob(glob);
     return tokens ? globToString(tokens) : glob;
 }
 /**
- * True when the CDN applies a route of this glob to `path` (the request's path, from its leading `/`):
- * the whole path, `*` as one or more characters but `/`, `**` as any. Matched by stepping through the
- * glob's steps once per character of the path (a regular expression backtracks for minutes on a glob
- * with a dozen stars against a long path).
+ * True when the CDN applies a route of this glob to `path` (from its leading `/`): `*` is one or more
+ * characters but `/`, `**` any. Stepped once per character of the path: a regular expression
+ * backtracks for minutes on a glob with a dozen stars against a long path.
  */
 function globMatches(glob, path) {
     const tokens = parseGlob(glob);
@@ -68437,7 +68301,6 @@ function globSteps(tokens) {
     return tokens.flatMap((token) => token === 'any' ? ['segment-char', 'segment-chars'] : token === 'recursive' ? ['any-chars'] : [token]);
 }
 const repeats = (step) => step === 'segment-chars' || step === 'any-chars';
-/** One character can be taken by both steps. */
 function stepsMeet(a, b) {
     if (typeof a === 'object' && typeof b === 'object')
         return a.char === b.char;
@@ -68447,11 +68310,7 @@ function stepsMeet(a, b) {
         return a === 'any-chars' || b.char !== '/';
     return true;
 }
-/**
- * True when some request path is matched by both globs (as the CDN matches them, see globMatches):
- * where two routes overlap, only the one of higher priority adds its header. False when either glob
- * does not parse.
- */
+/** Where two routes overlap, only the one of higher priority adds its header. */
 function globsOverlap(a, b) {
     const tokensA = parseGlob(a);
     const tokensB = parseGlob(b);
@@ -68486,12 +68345,9 @@ function globsOverlap(a, b) {
     }
     return false;
 }
-/** The paths the CDN serves through its page layer, as a message names them. */
+/** The paths the CDN serves through its page layer. */
 const PAGES = '/, paths ending in /, and *.html';
-/**
- * A page: a request path the CDN serves through its page layer (`/`, a path ending in `/`, `*.html`).
- * A site's file is one when `/` and its path is.
- */
+/** A site's file is one when `/` and its path is. */
 function isPage(urlPath) {
     return urlPath.endsWith('/') || urlPath.endsWith('.html');
 }
@@ -72161,7 +72017,6 @@ const API_ROUTES = [
 ];
 
 ;// CONCATENATED MODULE: ./src/api/types.ts
-/** Header that repeats the ray id of every answer. */
 const RAY_ID_HEADER = 'rvt-ray-id';
 
 ;// CONCATENATED MODULE: ./src/emulator/cdn-config.ts
@@ -73074,9 +72929,9 @@ function urlHost(host) {
 }
 
 ;// CONCATENATED MODULE: ./src/common/cancel.ts
-// Cancellation: GitHub cancels a step with SIGINT, then SIGTERM about 7.5 s later, then kills it; a
-// terminal user presses Ctrl-C. Either aborts one signal that every request and wait of the run
-// listens to, so the run can still say what it did before it exits.
+// GitHub cancels a step with SIGINT, then SIGTERM about 7.5 s later, then kills it; a terminal user
+// presses Ctrl-C. Either aborts the one signal every request and wait of the run listens to, so the
+// run can still say what it did before it exits.
 /** The reason a cancelled run's signal carries, and the error its deploy ends with. */
 class CancelledError extends Error {
     name = 'CancelledError';
@@ -73089,13 +72944,14 @@ class CancelledError extends Error {
 function isCancelled(error) {
     return error instanceof CancelledError;
 }
-/** SIGINT and SIGTERM; on Windows also SIGBREAK, which a console sends on Ctrl-Break. */
+/** On Windows also SIGBREAK, which a console sends on Ctrl-Break. */
 function cancelSignals(platform = process.platform) {
     return platform === 'win32' ? ['SIGINT', 'SIGTERM', 'SIGBREAK'] : ['SIGINT', 'SIGTERM'];
 }
 /**
- * Aborts `signal` with a CancelledError on the first of `signals` the process receives; each further
- * one calls `again` (the CLI quits at once on a second Ctrl-C; the action keeps ending cleanly).
+ * Aborts `signal` with a CancelledError on the first of `signals`; each further one calls `again` (the
+ * CLI quits at once on a second Ctrl-C; the action keeps ending cleanly). dispose() gives the process
+ * its own handling of these signals back.
  */
 function cancelOnSignals(signals, again) {
     const controller = new AbortController();
@@ -73404,18 +73260,18 @@ function keyValueTable(rows) {
 function report_text(value) {
     return { kind: 'text', text: value };
 }
-/** The cell as plain text. */
+const partsOf = (cell) => typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
 function cellText(cell) {
-    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
-    return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('');
+    return partsOf(cell)
+        .map((part) => (typeof part === 'string' ? part : part.code))
+        .join('');
 }
 /**
  * The cell as HTML: text escaped, code in <code>, on one line whatever it holds (line breaks and
  * other controls shown as escapes, see visible()), so that it cannot end the summary's HTML block.
  */
 function cellHtml(cell) {
-    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
-    return parts
+    return partsOf(cell)
         .map((part) => typeof part === 'string' ? escapeHtml(visible(part)) : `<code>${escapeHtml(visible(part.code))}</code>`)
         .join('');
 }
@@ -73461,8 +73317,7 @@ function formatEpochMs(ms) {
 var undici = __nccwpck_require__(6752);
 ;// CONCATENATED MODULE: ./src/api/shape.ts
 // The shape an operation promises for its answer, checked before anything reads it: a missing or
-// wrong field fails naming the field, not later as an empty output or a TypeError. Each check
-// returns what is wrong (`namespace_id is missing`), or undefined when the value fits.
+// wrong field fails naming the field (`namespace_id is missing`), not later as a TypeError.
 
 function describe(value) {
     if (value === undefined)
@@ -73476,7 +73331,6 @@ function describe(value) {
 function named(at, what, value) {
     return value === undefined ? `${at} is missing` : `${at} is ${describe(value)}, not ${what}`;
 }
-/** A check that `value` passes `test`, else names it as not `what`. */
 function fits(what, test) {
     return (value, at) => (test(value) ? undefined : named(at, what, value));
 }
@@ -73486,12 +73340,12 @@ const aString = fits('a string', isString);
 const anId = fits('an id (a UUID)', (value) => isString(value) && UUID.test(value));
 /** A game's or a namespace's name id, at most a DNS label long: it becomes part of a host name. */
 const aNameId = fits('a name id (a-z, 0-9 and single dashes)', (value) => isString(value) && value.length <= 63 && NAME_ID.test(value));
-/** It becomes the host of the url output and of links in the comment. */
+/** The host of the url output and of links in the comment. */
 const aHostName = fits('a host name', (value) => isString(value) && isValidDomain(value) && !hostNameProblem(value));
 const aNumber = fits('a number', (value) => typeof value === 'number' && Number.isFinite(value));
 const aBoolean = fits('true or false', (value) => typeof value === 'boolean');
 const anObject = fits('an object', (value) => typeof value === 'object' && value !== null && !Array.isArray(value));
-/** A field that may be absent (or null); when there, it must fit `check`. */
+/** Absent or null, or fits `check`. */
 function shape_optional(check) {
     return (value, at) => (value === undefined || value === null ? undefined : check(value, at));
 }
@@ -73507,7 +73361,7 @@ function listOf(item) {
         return undefined;
     };
 }
-/** An object with (at least) these fields; fields not named are allowed, as the service adds some. */
+/** Fields not named are allowed: the service adds some. */
 function objectOf(fields) {
     return (value, at) => {
         const problem = anObject(value, at);
@@ -73531,7 +73385,6 @@ function shape_oneOf(values) {
 
 
 
-/** An operation that is safe to repeat (`read`); `creates` makes it a `create`. */
 function op(method, name, answer) {
     return { name, method, safety: 'read', answer: answer };
 }
@@ -73596,7 +73449,7 @@ const OPS = {
     // Completing twice is harmless: the service assembles the same parts again.
     completeUpload: op('POST', 'uploads.complete'),
 };
-/** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
+/** What a retry can fix, after the wait the service asks for. */
 function classify(op, error, now) {
     if (!shouldRetry(op, error))
         return false;
@@ -73624,15 +73477,14 @@ function shouldRetry(op, error) {
 
 
 
+
 const USER_AGENT = 'gamehost/0.1';
 /** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
 const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
 /**
- * One keep-alive connection pool for every call of a run: API calls and part uploads alike. Behind a
- * proxy it goes through the one HTTPS_PROXY / HTTP_PROXY names, except to the hosts NO_PROXY names, as
- * @actions/http-client and curl do; like curl, a plain-http URL is sent to the proxy as is, an https
- * URL through a CONNECT tunnel. (undici calls that agent experimental and warns once when it is made:
- * so it is made only when a proxy is named.)
+ * One keep-alive pool for every call of a run. Behind a proxy, HTTPS_PROXY / HTTP_PROXY and NO_PROXY
+ * are read as curl reads them. (undici warns once when it makes that agent: it is made only when a
+ * proxy is named.)
  */
 function createAgent() {
     const options = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 15_000 } };
@@ -73646,16 +73498,12 @@ const ANSWER_BYTES_LIMIT = 128 * 1024 * 1024;
 /** What the operation promises, from a 200; a ServiceError for a refusal, or for an answer that is not JSON. */
 function answerOf(op, { response, text }, explain) {
     const rayId = header(response.headers, RAY_ID_HEADER);
-    const unexpected = (problem) => new UnexpectedAnswerError(`${op.name}: the service's answer is not what the operation promises: ${problem}` +
-        (rayId ? ` (ray id ${rayId})` : ''));
     const parsed = parseJson(text);
-    if (response.statusCode === 200 &&
-        typeof parsed === 'object' &&
-        parsed !== null &&
-        !Array.isArray(parsed)) {
+    if (response.statusCode === 200 && !anObject(parsed, '')) {
         const problem = op.answer?.(parsed, '');
         if (problem)
-            throw unexpected(problem);
+            throw new UnexpectedAnswerError(`${op.name}: the service's answer is not what the operation promises: ${problem}` +
+                (rayId ? ` (ray id ${rayId})` : ''));
         return parsed;
     }
     const errorBody = isErrorBody(parsed) && response.statusCode !== 200
@@ -73678,7 +73526,7 @@ function answerOf(op, { response, text }, explain) {
             : foreignAnswer(response.statusCode, header(response.headers, 'content-type'))),
     });
 }
-/** The concern and the layer above's explanation of it; a plain hint (a gateway's page) as it is. */
+/** A plain hint (a gateway's page) as it is. */
 function explained(explain, found) {
     if (!found || !('about' in found))
         return found ?? {};
@@ -73691,7 +73539,6 @@ const TOKEN_REFUSALS = new Set([
     'CLAIMS_ENTITLEMENT_EXPIRED',
     'API_FORBIDDEN',
 ]);
-/** What a refusal of the service points at: the token, the operation's unknown id, or the base URL's path. */
 function refusalConcern(op, status, code) {
     if (status === 500 && code === 'ERROR')
         return { about: 'unknown-id', operation: op.name };
@@ -73720,7 +73567,7 @@ function header(headers, name) {
     const value = headers[name];
     return Array.isArray(value) ? value[0] : value;
 }
-/** The answer's body as text (no byte-order mark), failing once it is larger than `limit`. */
+/** The answer's body as text (no byte-order mark). */
 async function readAnswer(op, response, limit) {
     const { body } = response;
     const tooLarge = () => {
@@ -73739,7 +73586,7 @@ async function readAnswer(op, response, limit) {
             throw tooLarge();
         chunks.push(chunk);
     }
-    return { text: new TextDecoder().decode(Buffer.concat(chunks)) };
+    return new TextDecoder().decode(Buffer.concat(chunks));
 }
 function parseJson(text) {
     try {
@@ -73752,7 +73599,7 @@ function parseJson(text) {
 function isErrorBody(value) {
     return typeof value === 'object' && value !== null && typeof value.code === 'string';
 }
-/** Why a call was aborted past its deadline: a network failure of its own code (see retry.ts). */
+/** Why a call was aborted past its deadline: a network failure of its own code. */
 class DeadlineError extends Error {
     name = 'DeadlineError';
     code = DEADLINE_EXCEEDED;
@@ -73796,25 +73643,22 @@ function networkReason(error, timeoutMs) {
 
 
 /**
- * Retries of a connection that cannot be made before anything of the service has answered in this
- * run: at most this many, within FIRST_CONTACT_MS. A refused connection on the first call is almost
- * always a wrong base URL (its port, above all), which 8 retries over a minute would only hide; a
- * couple of quick retries still cover a service that is a second late. Once the service has answered,
- * a connection that cannot be made is an outage, and gets the ordinary retries.
+ * Retries of a connection not made before the service has answered in this run. A refused first
+ * call is almost always a wrong base URL (its port), which 8 retries over a minute would only hide; a
+ * couple of quick ones still cover a service a second late. Once it has answered, it is an outage.
  */
 const FIRST_CONTACT_RETRIES = 2;
 const FIRST_CONTACT_MS = 5_000;
 const seg = encodeURIComponent;
 const gamePath = (gameId) => `/cloud/games/${seg(gameId)}`;
 const nsPath = (gameId, namespaceId) => `${gamePath(gameId)}/namespaces/${seg(namespaceId)}`;
-/** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
 class ServiceClient {
     #options;
     #base;
     #retry;
     #timeouts;
     #explain;
-    /** Something of the service answered a call of this client (any HTTP status): the base URL is right. */
+    /** Any answer (any HTTP status): the base URL is right. */
     #answered = false;
     constructor(options) {
         this.#options = options;
@@ -73825,7 +73669,7 @@ class ServiceClient {
             this.#retry = { ...this.#retry, signal: options.signal };
         this.#explain = options.explain ?? (() => undefined);
     }
-    /** The service's host, for messages: never the whole URL, whose user info could be a credential. */
+    /** Never the whole URL, whose user info could be a credential. */
     #host() {
         try {
             return new URL(this.#base).host;
@@ -73863,7 +73707,7 @@ class ServiceClient {
     async addNamespaceDomain(gameId, namespaceId, domain) {
         await this.#call(OPS.addNamespaceDomain, `${nsPath(gameId, namespaceId)}/domains`, { domain });
     }
-    /** The game with its namespaces (name_id included) and versions, oldest first. */
+    /** Its namespaces and versions, oldest first. */
     getGame(gameId) {
         return this.#call(OPS.getGame, gamePath(gameId));
     }
@@ -73873,7 +73717,7 @@ class ServiceClient {
     async removeNamespaceDomain(gameId, namespaceId, domain) {
         await this.#call(OPS.removeNamespaceDomain, `${nsPath(gameId, namespaceId)}/domains/${seg(domain)}`);
     }
-    /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
+    /** Adds a user of the namespace's basic auth, or replaces the one of that name. */
     async updateNamespaceCdnAuthUser(gameId, namespaceId, body) {
         await this.#call(OPS.updateNamespaceCdnAuthUser, `${nsPath(gameId, namespaceId)}/auth-user`, body);
     }
@@ -73921,7 +73765,6 @@ class ServiceClient {
     }
     #call(op, path, body) {
         const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-        // Nothing answered yet and no connection made: a few quick retries (see FIRST_CONTACT_RETRIES).
         const beforeFirstContact = (error) => !this.#answered && isConnectFailure(error);
         let firstContact;
         const retry = (error, now) => {
@@ -73946,10 +73789,6 @@ class ServiceClient {
             ? Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries)
             : this.#retry.retries);
     }
-    /**
-     * The request and its whole answer, read within the call's time limits; a request that got no
-     * complete answer fails as a NetworkError naming the operation and the host.
-     */
     async #exchange(op, path, payload) {
         const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts;
         // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
@@ -73976,7 +73815,7 @@ class ServiceClient {
             this.#answered = true;
             return {
                 response,
-                ...(await readAnswer(op, response, this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT)),
+                text: await readAnswer(op, response, this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT),
             };
         }
         catch (caught) {
@@ -74000,9 +73839,7 @@ class ServiceClient {
 
 ;// CONCATENATED MODULE: ./src/api/run.ts
 // One run of the service, as the deploy, the close and each operation open it: the client, the retry
-// policy, the time limits computed once from `request-timeout`, the clock, and one signal that a
-// cancellation or the run's deadline aborts. dispose() ends it: the timer stops and the connection
-// pool the run made is closed (destroyed when the run was aborted: nothing waits for what is in flight).
+// policy, the time limits, the clock, and one signal that a cancellation or the run's deadline aborts.
 
 
 
@@ -74019,7 +73856,7 @@ class RunDeadlineError extends Error {
         this.deadlineMs = deadlineMs;
     }
 }
-/** The Run of a deploy or a close: the inputs' connection and transfer limits, the face's logger and signal. */
+/** The Run of a deploy or a close. */
 function openTransferRun(inputs, face, name) {
     return openRun({ ...face, ...inputs.transfer, connection: inputs.connection, name });
 }
@@ -74088,12 +73925,12 @@ function openRun(options) {
 ;// CONCATENATED MODULE: ./src/inputs/service-hints.ts
 
 
-/** A hint naming each `{input}` in it as the face does; it points at those inputs unless told others. */
+/** It points at its `{input}`s unless told others. */
 function hint(text, inputs = [...text.matchAll(/\{([a-z-]+)\}/g)].map((match) => match[1])) {
     return { hint: () => namedInputs(text), inputs };
 }
 const unknownId = (...inputs) => hint(`The service answers this for an unknown id: check ${inputs.map((input) => `{${input}}`).join(' and ')}`);
-/** What a 500 ERROR most likely means for each operation: the service answers an unknown id with it. */
+/** The service answers an unknown id with 500 ERROR. */
 const INTERNAL_ERROR_HINTS = {
     'servers.list': hint('The service answers this for an unknown id: check {environment-id} (or the paging cursor)'),
     'games.namespaces.logs.getNamespaceLobby': unknownId('namespace-id', 'lobby-id'),
@@ -74118,7 +73955,6 @@ const INTERNAL_ERROR_HINTS = {
     'cloud.bootstrap': hint('The service could not say which domain it serves namespaces under: set {cdn-domain} to that domain'),
     'uploads.complete': hint('The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the {files} under path during the upload', ['path']),
 };
-/** The service's refusals of the token: a malformed, missing or expired token, or one of another game. */
 const TOKEN_HINTS = {
     TOKEN_INVALID: hint('The service does not know this token (mistyped, cut short, or revoked): check {token}'),
     API_UNAUTHORIZED: hint('The service got no bearer token it could read: check {token} (an empty or missing secret?)'),
@@ -74138,7 +73974,7 @@ function baseUrlHint(concern) {
                 `Check ${url}: the base URL of the service's API (such as https://api.example.com), not a web page`);
     }
 }
-/** The input a failure of the service points at, and the hint naming it: every client of a run explains with it. */
+/** Every client of a run explains with it. */
 function explainServiceFailure(concern) {
     if (concern.about === 'base-url')
         return { hint: baseUrlHint(concern), inputs: ['api-url'] };
@@ -74149,9 +73985,7 @@ function explainServiceFailure(concern) {
 }
 
 ;// CONCATENATED MODULE: ./src/operations/operation.ts
-// One operation of the service as every front end runs it: the GitHub action of its folder through
-// action.ts, and the CLI subcommand of the same name. It reads its inputs, calls the service within a
-// Run (cancelled by the front end's signals, bounded by a deadline), and says its outputs and report.
+// One operation of the service, run alike by its GitHub action (action.ts) and its CLI subcommand.
 
 
 
@@ -74160,17 +73994,13 @@ const DEADLINE_ENV = 'GAMEHOST_DEADLINE_SECONDS';
 /** A run stopped before its end by a cancellation or its deadline (`cause`): says what was done before. */
 class OperationStoppedError extends Error {
     name = 'OperationStoppedError';
-    journal;
     constructor(operation, cause, journal, note) {
-        const reason = errorMessage(cause);
         const done = journal.length
             ? `stopped after: ${journal.join('; ')}`
             : 'stopped before any call was answered';
-        super(`${reason}: ${operation} ${done}. ${note}`, { cause });
-        this.journal = journal;
+        super(`${errorMessage(cause)}: ${operation} ${done}. ${note}`, { cause });
     }
 }
-/** A cancelled or overdue run says what it did. */
 async function runOperation(operation, inputs, options) {
     const run = openRun({
         ...options,
@@ -74192,7 +74022,6 @@ async function runOperation(operation, inputs, options) {
         await run.dispose();
     }
 }
-/** The deadline GAMEHOST_DEADLINE_SECONDS sets, in ms. */
 function deadlineFromEnv(env) {
     const raw = env[DEADLINE_ENV]?.trim();
     if (!raw)
@@ -74204,8 +74033,7 @@ function deadlineFromEnv(env) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/output.ts
-// Everything the CLI prints goes through `write`: standard output for the result (a report, or one JSON
-// document with --json), standard error for the log and the errors. One place to wrap what is printed.
+// Everything the CLI prints goes through `write`: the result on stdout, the log and errors on stderr.
 
 
 
@@ -74229,7 +74057,6 @@ const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 /** What a shell reports for a program ended by Ctrl-C (128 + SIGINT). */
 const EXIT_CANCELLED = 130;
-/** 2 for bad usage only; 1 for a failure of the service or of what it holds; 130 when cancelled. */
 function exitCodeOf(error) {
     const cause = error instanceof OperationStoppedError ? error.cause : error;
     if (isCancelled(cause))
@@ -74255,10 +74082,6 @@ function errorCode(error) {
         return 'NETWORK';
     return 'FAILED';
 }
-/**
- * The result on standard output: with --json one document, the outputs known and, on a failure, the
- * error's code and message beside them; else the report as text.
- */
 function print(io, outputs, report, failure) {
     io.logger.close();
     if (io.json)
@@ -74280,8 +74103,7 @@ function reportError(logger, error) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/command.ts
-// What a subcommand of the CLI is (its flags, help and run) and what every one shares: the reading of
-// its flags as the action reads its inputs, the token's absence, Ctrl-C.
+// What a subcommand of the CLI is, and what every one shares: its flags read as inputs, Ctrl-C.
 
 
 
@@ -74293,7 +74115,6 @@ const OUTPUT_FLAGS = [
     ['verbose', 'Show debug lines (each request made)'],
     ['help', 'Show this help'],
 ].map(([name, help]) => ({ name, type: 'boolean', help, group: 'output' }));
-/** A value as a shell word: quoted when it holds anything a shell would read otherwise. */
 const shellWord = (value) => /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 /** The inputs named as the CLI's flags: `--namespace`, `--namespace staging`, `--no-verify`. */
 const FLAG_NAMING = {
@@ -74308,7 +74129,7 @@ const FLAG_NAMING = {
         return env ? `--${input} (or ${env})` : `--${input}`;
     },
 };
-/** Reads an input by name from the flags: lists joined by lines, booleans as text, the env's when not given. */
+/** Lists joined by lines, booleans as text, the env's when not given. */
 function flagReader(flags) {
     return (name) => {
         const value = flags[name];
@@ -74321,9 +74142,8 @@ function flagReader(flags) {
 function missingToken() {
     return new UsageError(`no token: set the ${TOKEN_ENV} environment variable (or pass --${table_Input.Token})`);
 }
-/** `body`, which Ctrl-C cancels; `stopped` throws its failure or makes it the outcome of a run that did something. */
+/** `stopped` throws the failure, or makes it the outcome of a run that did something. */
 async function cancellable(io, body, stopped) {
-    // Ctrl-C (or SIGTERM) ends the run cleanly, saying what it did; a second Ctrl-C quits at once.
     const cancellation = cancelOnSignals(cancelSignals(), () => {
         io.logger.close();
         write('stderr', 'gamehost: quit at once\n');
@@ -74504,7 +74324,6 @@ function parseRecord(text) {
         files: files.map(({ path, size, sha256 }) => ({ path, size, sha256 })),
     };
 }
-/** A run's options for reading a host: its pool, its signal, its stall limit. */
 function hostOptionsOf(run, authorization) {
     return { dispatcher: run.dispatcher, signal: run.signal, stallMs: run.timeouts.stallMs, authorization };
 }
@@ -74548,10 +74367,7 @@ async function readServedRecord(url, options) {
         return { absent: `it could not be fetched: ${messageOf(error)}` };
     }
 }
-/**
- * A 200's body read as a record, up to RECORD_MAX_BYTES: the record and its bytes' digest, or why the
- * body is none ("is larger than ...", "is not a record: ...").
- */
+/** Up to RECORD_MAX_BYTES: the record and its bytes' digest, or why the body is none. */
 async function readRecordBody(body) {
     const chunks = [];
     let bytes = 0;
@@ -74733,7 +74549,6 @@ async function publishedMeanwhile(client, gameId, namespaceId, ours) {
 function describeVersion({ versionId, versionName }) {
     return versionName === undefined ? `version ${versionId}` : `version '${versionName}' (${versionId})`;
 }
-/** A change not undone: another run published meanwhile. */
 class PublishedMeanwhileError extends Error {
     name = 'PublishedMeanwhileError';
     other;
@@ -74743,10 +74558,8 @@ class PublishedMeanwhileError extends Error {
     }
 }
 /**
- * Immediately before a publish: the namespace read again. Undefined while it is on the version the run
- * planned from; else the guard against an older build, decided again against the version another run
- * published meanwhile (its commit from the record its host serves now, else from its name's short
- * commit, as the default site name ends).
+ * Immediately before a publish: undefined while the namespace is on the version the run planned from;
+ * else the guard against an older build, decided again against the version another run published.
  */
 async function recheckOlder(options) {
     const { client, gameId, namespaceId, nameId, older } = options;
@@ -74806,7 +74619,8 @@ function cannot_see_cannotSee(watched) {
         }
         const config = (await readVersion())?.config;
         if (config && !config.cdn?.site_id)
-            return cannotServe(mismatch, noSite(watched));
+            return cannotServe(mismatch, `${describeVersion(version)}, which namespace ${watched.nameId} is on, has no CDN site (no cdn in its config: ` +
+                'no deploy made it), so its host will serve no file at all');
         if (mismatch.status === 401 && !watched.authorized) {
             const namespace = await client
                 .getNamespace(gameId, namespaceId)
@@ -74817,21 +74631,15 @@ function cannot_see_cannotSee(watched) {
         return undefined;
     };
 }
-function noSite({ nameId, version }) {
-    return (`${describeVersion(version)}, which namespace ${nameId} is on, has no CDN site (no cdn in its config: ` +
-        'no deploy made it), so its host will serve no file at all');
-}
 function cannotServe(mismatch, why) {
     return { ...mismatch, permanent: true, cannotServe: why };
 }
 
 ;// CONCATENATED MODULE: ./src/common/poll.ts
 // The one poll loop: a check tried until it sees what it waits for, within a bound, its waits
-// doubling from FIRST_WAIT_MS to LONGEST_WAIT_MS (the last one cut to the bound). What a change of a
-// namespace needs (its build seen live, its host seen private) waits here: a publish reaches the CDN's
-// edge seconds later, as its router polls its configuration every 2.5 s, after a queued worker.
-// A wait of minutes is never silent: every PROGRESS_EVERY_MS it says how it stands, whether a check
-// or a wait between checks is under way.
+// doubling from FIRST_WAIT_MS to LONGEST_WAIT_MS (the last one cut to the bound). A publish reaches the
+// CDN's edge seconds later, as its router polls its configuration every 2.5 s, after a queued worker.
+// A wait of minutes is never silent: every PROGRESS_EVERY_MS it says how it stands.
 
 
 const FIRST_WAIT_MS = 500;
@@ -74846,17 +74654,18 @@ async function pollUntil(check, options) {
     const { firstMs, longestMs } = options.waits ?? { firstMs: FIRST_WAIT_MS, longestMs: LONGEST_WAIT_MS };
     const started = clock.now();
     const state = { attempts: 0 };
-    const stopProgress = options.progress &&
-        everyInterval(options.progress, () => {
+    const { progress } = options;
+    const stopProgress = progress &&
+        every(progress.timer, progress.everyMs ?? PROGRESS_EVERY_MS, () => {
             const now = clock.now();
             const elapsedMs = now - started;
             const { attempts, last, checkStarted } = state;
-            const progress = { attempts, elapsedMs, leftMs: Math.max(timeoutMs - elapsedMs, 0) };
+            const standing = { attempts, elapsedMs, leftMs: Math.max(timeoutMs - elapsedMs, 0) };
             if (last)
-                progress.last = last;
+                standing.last = last;
             if (checkStarted !== undefined)
-                progress.checkingMs = now - checkStarted;
-            return progress;
+                standing.checkingMs = now - checkStarted;
+            progress.say(standing);
         });
     try {
         let wait = firstMs;
@@ -74881,10 +74690,6 @@ async function pollUntil(check, options) {
     finally {
         stopProgress?.();
     }
-}
-/** Says `standing()` every `everyMs` until the answer is called. */
-function everyInterval({ say, timer, everyMs = PROGRESS_EVERY_MS }, standing) {
-    return every(timer, everyMs, () => say(standing()));
 }
 /** Calls `tick` every `everyMs` on `timer` until the answer is called: a long wait that is no poll. */
 function every(timer, everyMs, tick) {
@@ -74916,7 +74721,6 @@ function describeProgress(progress, said) {
 // here (and its planner in web-engine.ts).
 /** WebAssembly: a browser compiles it as it streams only when it comes as application/wasm. */
 const WASM = '.wasm';
-/** Unity's compressed file, whose compression its first bytes tell. */
 const UNITYWEB = '.unityweb';
 /** Longest ending first: a name is the first kind whose ending it has. */
 const ENGINE_FILES = [
@@ -74976,12 +74780,11 @@ const GODOT = {
     missing: 'no <name>.pck (or <name>.asyncpck) beside <name>.wasm and <name>.js. Give the folder Godot exported into',
 };
 /**
- * How each engine's page says its game started, which the smoke test hears by wrapping it before the
- * page's scripts run (smoke/in-page-start.ts). Unity (2020 and later): the promise of the global
- * createUnityInstance, a function its loader declares. Godot: the promise of an Engine instance's
- * startGame or start. Engine is a `const` the page's scripts share, out of reach; each instance is
- * reached as its constructor sets `this.rtenv = null`, its methods already on its prototype (the
- * engine.js of Godot 4, and of Godot 3 once its methods moved to Engine.prototype).
+ * How each engine's page says its game started (smoke/in-page-start.ts wraps it before the page's
+ * scripts run). Unity 2020+: the promise of the global createUnityInstance its loader declares. Godot:
+ * the promise of an Engine instance's startGame or start; Engine is a `const` out of reach, so each
+ * instance is caught as its constructor sets `this.rtenv = null`, its methods already on its prototype
+ * (the engine.js of Godot 4, and of Godot 3 once its methods moved to Engine.prototype).
  */
 const ENGINE_STARTS = {
     unity: { global: 'createUnityInstance' },
@@ -75011,7 +74814,6 @@ function engineFileOf(path) {
 const isWasm = (path) => path.endsWith(WASM);
 /** Seen-live fetches it whole in a build's folder: the build cannot start without it. */
 const isEngineFile = (path) => engineFileOf(path) !== undefined;
-/** The size report always shows it: what a player downloads the most of. */
 const isHeavyEngineFile = (path) => engineFileOf(path.toLowerCase())?.heavy === true;
 /** The evidence when `web-engine` is unity. */
 const isCompressedUnityPart = (name) => compressionOf(name).suffix !== undefined && engineFileOf(name)?.unityPart !== undefined;
@@ -75056,9 +74858,9 @@ function waitingSayer(options) {
 const shortDigest = (digest) => (digest.length > 19 ? `${digest.slice(0, 19)}…` : digest);
 
 ;// CONCATENATED MODULE: ./src/deploy/live/verify.ts
-// Seen live: after a publish the host is polled until it serves this build (`/` and a sample of the
-// manifest's files: bytes, sizes, headers), or, for a version the run did not build, until its record
-// is another than before. A publish reaches the CDN's edge seconds later.
+// After a publish the host is polled until it serves this build (a sample of its files: bytes, sizes,
+// headers), or, for a version the run did not build, another record than before: a publish reaches the
+// CDN's edge seconds later.
 
 
 
@@ -75071,7 +74873,7 @@ const shortDigest = (digest) => (digest.length > 19 ? `${digest.slice(0, 19)}…
 const PAGES_CHECKED = 3;
 const ENGINE_FILES_CHECKED = 6;
 const LARGEST_CHECKED = 3;
-/** Fetching a larger file whole on every attempt costs too much: its size alone is checked. */
+/** Fetching a larger file whole on every attempt costs too much. */
 const CONTENT_CHECK_MAX_BYTES = 16 * 1024 * 1024;
 /** `/`, the other pages, the engine's files, then the largest others (by size): likeliest to differ first. */
 function sampleProbes(files, serving) {
@@ -75176,7 +74978,7 @@ async function pollUntilLive(options) {
     const { seen, attempts, durationMs, notYet } = await pollUntil(check, options);
     return { verified: seen, attempts, durationMs, ...(notYet ? { mismatch: notYet } : {}) };
 }
-/** Bytes are taken as sent, to compare with the uploaded file's. */
+/** Bytes as sent, to compare with the uploaded file's. */
 function hostFetcher(url, options) {
     return async (probe) => {
         const path = probe.urlPath.split('/').map(encodeURIComponent).join('/');
@@ -75237,7 +75039,6 @@ function unreachable(error, host) {
     const code = failure?.code ?? errorCodes(error)[0];
     return { reason: `${fetched} ${message}${code ? ` (${code})` : ''}` };
 }
-/** `/`, `/Build/game.wasm` (Content-Encoding: br), ...: what was checked, for the log and the report. */
 function describeChecked(probes) {
     return probes
         .map((probe) => {
@@ -75255,7 +75056,7 @@ function describeTiming(verification) {
     const { durationMs, attempts } = verification;
     return `${formatSeconds(durationMs)} (${plural(attempts, 'check')})`;
 }
-/** What the host served instead: "/Build/game.wasm came without Content-Encoding: br". */
+/** "/Build/game.wasm came without Content-Encoding: br". */
 function describeMismatch(url, mismatch) {
     return `${url.replace(/\/$/, '')}${mismatch.urlPath} ${mismatch.reason}`;
 }
@@ -75301,8 +75102,8 @@ function probesFor(expected) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/live/publish-and-see.ts
-// The one "publish and see it" step: whatever changes what a namespace serves (deploy, promote,
-// rollback, close, sweep) sets its version here and sees its host serve the change (verify.ts).
+// Whatever changes what a namespace serves (deploy, promote, rollback, close, sweep) sets its version
+// here and sees its host serve the change.
 
 
 
@@ -75356,15 +75157,21 @@ async function publishAndSee(change, options) {
     if (seen.verified)
         return seen;
     // Another run's build is left live: undoing this run's publish would take it down.
-    if (settings.onFailure === 'rollback' && !seen.mismatch?.publishedMeanwhile)
-        seen.rolledBackTo = await rollBack(run.client, gameId, namespaceId, published, seen, logger);
+    if (settings.onFailure === 'rollback' && !seen.mismatch?.publishedMeanwhile) {
+        try {
+            seen.rolledBackTo = await putBack(run.client, gameId, namespaceId, published, logger);
+        }
+        catch (error) {
+            const message = `Not live: ${notLiveAccount(seen)}. ${putBackFailed(published, error)}`;
+            throw new NotLiveError(message, seen, { cause: error });
+        }
+    }
     notLive(settings.onFailure, seen, published, nameId, logger);
     return seen;
 }
 /**
- * What proves a namespace serves a version the run did not build (promote, rollback), read before it
- * is published: the record served where the version is (`servedAt`), else the record served now,
- * which it must no longer serve.
+ * What proves a namespace serves a version the run did not build, read before it is published: the
+ * record served where the version is (`servedAt`), else the record served now, which it must not be.
  */
 async function expectedOfVersion(run, to) {
     const options = hostOptionsOf(run);
@@ -75406,17 +75213,6 @@ function notLiveAccount(seen) {
         return `${seen.url} could not be checked: ${instead}`;
     return `${seen.url} did not serve this build within ${describeTiming(seen)}: ${instead}`;
 }
-async function rollBack(client, gameId, namespaceId, published, seen, logger) {
-    try {
-        return await putBack(client, gameId, namespaceId, published, logger);
-    }
-    catch (error) {
-        throw new NotLiveError(`Not live: ${notLiveAccount(seen)}. ${putBackFailed(published, error)}`, seen, {
-            cause: error,
-        });
-    }
-}
-/** A failed putBack, in a sentence: what it tried, why it failed, and what the namespace serves. */
 function putBackFailed(published, error) {
     if (error instanceof PublishedMeanwhileError)
         return `It was not put back on version ${published.replacedVersionId}: ${error.message}.`;
@@ -75424,9 +75220,8 @@ function putBackFailed(published, error) {
         `${errorMessage(error)}. It is left on ${versionOf(published)}.`);
 }
 /**
- * Puts the namespace back on the version it served before the publish (rollBack's, and the smoke
- * test's on failure); returns it, or undefined when there is none. The service's refusal is thrown,
- * and a PublishedMeanwhileError when the namespace is no longer on this run's version.
+ * Returns the version it served before the publish, or undefined when there is none. Throws a
+ * PublishedMeanwhileError when the namespace is no longer on this run's version.
  */
 async function putBack(client, gameId, namespaceId, published, logger) {
     const previous = published.replacedVersionId;
@@ -75454,7 +75249,7 @@ function notLive(onFailure, seen, published, nameId, logger) {
         : afterFailure(onFailure, seen.rolledBackTo, published, nameId);
     throw new NotLiveError(`Not live: ${account}. ${after}`, seen);
 }
-/** What became of the namespace after a failed check (on-verify-failure rollback or fail), in a sentence. */
+/** What became of the namespace after a failed check (rollback or fail). */
 function afterFailure(onFailure, rolledBackTo, published, nameId) {
     const namespace = namespaceOf(nameId);
     const version = versionOf(published);
@@ -76027,15 +75822,14 @@ async function uploadFiles(options) {
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/previews.ts
-// What makes a namespace a preview, and how long and how many of them stay: namespace-prefix,
-// preview-ttl and max-previews, read alike by the deploy (which sweeps the other previews when it
-// deploys one) and by the sweep.
+// namespace-prefix, preview-ttl and max-previews, read alike by the deploy (which sweeps the other
+// previews when it deploys one) and by the sweep.
+
 
 
 
 const HOUR_MS = 3_600_000;
 const previews_DAY_MS = 24 * HOUR_MS;
-/** A year: past it an age is no longer a preview's. */
 const MAX_TTL_MS = 366 * previews_DAY_MS;
 const MAX_PREVIEWS_CAP = 10_000;
 function readPreviewLimits(get) {
@@ -76045,14 +75839,13 @@ function readPreviewLimits(get) {
         maxPreviews: readOptionalInteger(table_Input.MaxPreviews, get(table_Input.MaxPreviews), 1, MAX_PREVIEWS_CAP),
     };
 }
-/** A prefix that makes valid name_ids with a number: 'pr-' (when empty too), 'preview-'. */
+/** A prefix that makes valid name_ids with a number. */
 function readPrefix(get) {
     const prefix = readOptional(get, table_Input.NamespacePrefix) ?? INPUTS.NamespacePrefix.default;
     if (nameIdProblems(`${prefix}1`).length)
         throw common_usage `{namespace-prefix} '${prefix}' cannot begin a namespace's name_id: use a-z and 0-9 with single dashes, ending with a dash or not (like 'pr-')`;
     return prefix;
 }
-/** `30d`, `36h`; `0` for none. Empty is the table's default. */
 function readTtl(get) {
     const text = readOptional(get, table_Input.PreviewTtl) ?? INPUTS.PreviewTtl.default;
     if (/^0+[dh]?$/.test(text))
@@ -76063,21 +75856,19 @@ function readTtl(get) {
         throw common_usage `{preview-ttl} '${text}' is not an age the sweep takes: write days or hours, like 30d or 36h, at most 366d (0 keeps previews whatever their age)`;
     return ms;
 }
-/** An age as the inputs write it: `30d`, `36h`. */
 function formatTtl(ms) {
     return ms % previews_DAY_MS === 0 ? `${ms / previews_DAY_MS}d` : `${Math.round(ms / HOUR_MS)}h`;
 }
-/** How long ago, in words: `31 days`, `5 hours`, `under an hour`. */
+/** `31 days`, `5 hours`, `under an hour`. */
 function describeAge(ms) {
     if (ms >= 2 * previews_DAY_MS)
         return `${Math.floor(ms / previews_DAY_MS)} days`;
     if (ms >= HOUR_MS) {
-        const hours = Math.floor(ms / HOUR_MS);
-        return hours === 1 ? '1 hour' : `${hours} hours`;
+        return plural(Math.floor(ms / HOUR_MS), 'hour');
     }
     return 'under an hour';
 }
-/** The pull request a preview's namespace is named for (`pr-12`, `pr-12-game`: 12), else undefined. */
+/** The pull request a preview's namespace is named for (`pr-12`, `pr-12-game`: 12). */
 function previewNumber(nameId, prefix) {
     if (!nameId.startsWith(prefix))
         return undefined;
@@ -76226,10 +76017,9 @@ var external_node_url_ = __nccwpck_require__(3136);
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
 var dist = __nccwpck_require__(8815);
 ;// CONCATENATED MODULE: ./src/inputs/headers.ts
-// The `headers` input: a YAML map of route glob to the one header the CDN adds to the paths it matches,
-// like `"**/*.html": {Cache-Control: no-cache}`. Checked here, against the service's rules, before
-// anything is created: the service stores one header per glob (a second one makes the version's
-// creation fail half done), the CDN reads only the first 10 routes, and names and values have limits.
+// `headers`: a YAML map of route glob to one header. Checked before anything is created: the service
+// stores one header per glob (a second one makes the version's creation fail half done), the CDN reads
+// only the first 10 routes, and names and values have limits.
 
 
 
@@ -76239,12 +76029,10 @@ var dist = __nccwpck_require__(8815);
 const EXAMPLE = `'assets/**': {Cache-Control: max-age=31536000}`;
 /** An HTTP field name (RFC 9110 token). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** True when a header value holds a character it cannot (a control character but tab). */
 const hasControl = (value) => [...value].some((char) => {
     const code = char.charCodeAt(0);
     return (code < 0x20 && code !== 0x09) || code === 0x7f;
 });
-/** The rules, in order; a UsageError names the glob and header the service or its CDN would not take. */
 function readHeaders(raw) {
     if (!raw.trim())
         return [];
@@ -76320,7 +76108,7 @@ function readHeader(glob, header) {
             `after the routes' headers. ${dropped.instead}`);
     return { glob, name, value };
 }
-/** What the CDN's page layer does to a header on pages, after the routes' headers, and what to do instead. */
+/** What the CDN's page layer does to a header on pages, after the routes' headers. */
 const PAGE_LAYER = {
     'cache-control': {
         effect: 'sends Cache-Control: no-cache, no-store in its place',
@@ -76343,7 +76131,6 @@ const PAGE_LAYER = {
         instead: 'Remove it (browsers ignore it today anyway)',
     },
 };
-/** Undefined for a header the page layer leaves alone. */
 function pageLayer(name) {
     return Object.hasOwn(PAGE_LAYER, name.toLowerCase()) ? PAGE_LAYER[name.toLowerCase()] : undefined;
 }
@@ -76376,7 +76163,6 @@ const oneLine = (text) => text.replace(/\s+/g, ' ').trim();
 
 
 
-/** The engines web-engine names (web-engine.ts knows what each one's build needs). */
 const WEB_ENGINES = ['auto', 'unity', 'godot', 'none'];
 function hasTarget(inputs) {
     return inputs.target.kind !== 'none';
@@ -76384,12 +76170,8 @@ function hasTarget(inputs) {
 function targetNameId(target) {
     return target.kind === 'none' ? undefined : target.nameId;
 }
-/** What a namespace's work needs to be published: said by each input that needs it. */
 const publishing = () => namedInputs('{path} and {namespace} (or {namespace-id}), with {publish} on');
-/**
- * Reads and checks every input, alone and together, before any file is read. `context` is only asked
- * for when site-name is empty. `closing` a preview needs no path.
- */
+/** Before any file is read. `context` is only asked for when site-name is empty. `closing` needs no path. */
 function readInputs(get, context = {}, options = {}) {
     const dryRun = readBoolean(get, table_Input.DryRun);
     const connection = readConnection(get, 'the id of the game to deploy to', { optional: dryRun });
@@ -76409,12 +76191,12 @@ function readInputs(get, context = {}, options = {}) {
         skipUnchanged: readBoolean(get, table_Input.SkipUnchanged),
         reuseReviewed: readBoolean(get, table_Input.ReuseReviewed),
         ifNoToken: readChoice(get, table_Input.IfNoToken, ['auto', 'fail', 'skip']),
-        // The sticky pull-request comment; the GitHub token is only read by the action.
+        // The GitHub token is only read by the action.
         comment: readBoolean(get, table_Input.Comment),
         siteRecord: readBoolean(get, table_Input.SiteRecord),
         allowOlder: readBoolean(get, table_Input.AllowOlder),
         compareWith: readCompareWith(get),
-        // Which namespaces are previews, and how long and how many of them stay: the deploy of one sweeps the others.
+        // The deploy of one preview sweeps the others.
         previews: readPreviewLimits(get),
     };
     if (!site.path && target.kind === 'none' && !options.closing)
@@ -76442,17 +76224,14 @@ function readSite(get, context) {
         headers: readHeaders(get(table_Input.Headers)),
     };
 }
-/** namespace or namespace-id, and what only a namespace can have: a domain, a matchmaker config, a publish. */
 function readTarget(get, path) {
     const nameId = readOptional(get, table_Input.Namespace);
     const namespaceId = readOptionalId(get, table_Input.NamespaceId);
     const versionId = readOptionalId(get, table_Input.VersionId);
     const displayNameInput = readOptional(get, table_Input.NamespaceDisplayName);
-    let displayName;
     if (nameId) {
         checkNameId(table_Input.Namespace, nameId);
-        displayName = displayNameInput ?? nameId;
-        checkDisplayName(table_Input.NamespaceDisplayName, displayName);
+        checkDisplayName(table_Input.NamespaceDisplayName, displayNameInput ?? nameId);
     }
     else if (displayNameInput) {
         throw common_usage `{namespace-display-name} is only used with {namespace}, which is empty`;
@@ -76487,14 +76266,10 @@ function readTarget(get, path) {
     if (namespaceId)
         return { kind: 'id', namespaceId, nameId, ...work };
     if (nameId)
-        return { kind: 'name', nameId, displayName: displayName ?? nameId, ...work };
+        return { kind: 'name', nameId, displayName: displayNameInput ?? nameId, ...work };
     return { kind: 'none' };
 }
-/**
- * lobby-count-max and max-players, checked against the service's rules before anything is created:
- * the service can only validate a config against a namespace, and a namespace the deploy is about to
- * create does not exist yet.
- */
+/** Checked here: the service can only validate a config against a namespace, which may not exist yet. */
 function readMatchmaker(get, hasNamespace) {
     const matchmaker = readMatchmakerPair(get, hasNamespace, namedInputs('{namespace} or {namespace-id} to validate against'));
     if (!matchmaker)
@@ -76504,7 +76279,6 @@ function readMatchmaker(get, hasNamespace) {
         throw matchmakerError(problems.map((path) => ({ path })));
     return matchmaker;
 }
-/** The service's (or its rules') errors in a matchmaker config: one problem each, named by its path. */
 function matchmakerError(errors) {
     return new ValidationFailedError('The matchmaker config', errors.map(({ path }) => ({ path, description: describeValidationPath(path) })));
 }
@@ -76513,7 +76287,6 @@ function readTransfer(get) {
         concurrency: readInteger(get, table_Input.Concurrency, 1, MAX_CONCURRENCY),
         retries: readInteger(get, table_Input.Retries, 0, MAX_RETRIES),
         requestTimeoutMs: 1000 * readInteger(get, table_Input.RequestTimeout, 1, MAX_REQUEST_TIMEOUT_SECONDS),
-        // The longest retry-after waited; a longer one fails the call at once.
         maxRetryAfterMs: 1000 * readInteger(get, table_Input.MaxRetryAfter, 0, MAX_RETRY_AFTER_SECONDS),
     };
 }
@@ -76533,7 +76306,7 @@ function readSmoke(get, target, verify) {
         throw common_usage `{smoke-test} runs once the URL is seen serving this build: it needs {verify} on (a browser opened sooner may be served the build before)`;
     return smoke;
 }
-/** `pull-request`: the number of the pull request a workflow_run deploy previews (the action only). */
+/** The pull request a workflow_run deploy previews (the action only). */
 function readPullRequestNumber(get) {
     const value = readOptional(get, table_Input.PullRequest);
     if (!value)
@@ -76546,9 +76319,8 @@ function missingTokenError() {
     return usage `{token} is empty: pass the service token, e.g. token: \${{ secrets.GAMEHOST_TOKEN }} (or set ${inputAssignment(Input.IfNoToken, 'skip')} to skip the deploy without one)`;
 }
 /**
- * `<repo> <ref> <short sha>`, made into a display name the service accepts: whitespace folded to
- * single spaces, at most 128 bytes. Too long, the ref is cut (marked …), never the short commit: it is
- * what tells two builds of one long branch apart.
+ * `<repo> <ref> <short sha>`, as a display name the service accepts. Too long, the ref is cut, never the
+ * short commit: it is what tells two builds of one long branch apart.
  */
 function defaultSiteName(context) {
     const fold = (text) => text?.replace(/\s+/g, ' ').trim() || undefined;
@@ -76588,11 +76360,7 @@ function checkDisplayName(input, value) {
             : 'has whitespace the service refuses';
     throw new UsageError(`${inputName(input)} '${value}' ${why}: use 1 to ${DISPLAY_NAME_MAX_BYTES} bytes with single spaces only, none leading or trailing`);
 }
-/**
- * Why `domain` cannot be a namespace's custom domain, or undefined when it can: the service's own
- * rule (isValidDomain), and a host name DNS can serve (hostNameProblem), with the fix where one is
- * clear (lower case, the punycode of an internationalised name, no trailing dot).
- */
+/** Why `domain` cannot be a namespace's custom domain, with the fix where one is clear. */
 function domainProblem(domain) {
     const base = `${inputName(table_Input.Domain)} '${domain}'`;
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(domain))
@@ -77176,13 +76944,13 @@ async function planServing(files, engine, headers, readStart = readFileStart) {
     const plan = { engine, builds: [], contentTypes: [], routes: [], warnings: [], notes: [] };
     const planning = { plan, routes: [], readStart };
     if (engine !== 'none') {
-        const folders = indexFolders(files, engine === 'unity');
-        for (const [name, planFolder] of Object.entries(PLANNERS)) {
-            if (engine !== 'auto' && engine !== name)
-                continue;
-            for (const folder of folders.values())
-                await planFolder(folder, planning, engine === name);
-        }
+        const folders = [...indexFolders(files, engine === 'unity').values()];
+        if (engine !== 'godot')
+            for (const folder of folders)
+                await planUnity(folder, planning, engine === 'unity');
+        if (engine !== 'unity')
+            for (const folder of folders)
+                await planGodot(folder, planning);
         if (engine !== 'auto' && plan.builds.length === 0) {
             throw new UsageError(`${inputName(table_Input.WebEngine)} is ${engine}, but no ${ENGINES[engine].title} is in ${inputName(table_Input.Path)}: ` +
                 `${ENGINES[engine].missing}, or set ${inputName(table_Input.WebEngine)} to auto`);
@@ -77222,23 +76990,21 @@ function logServingPlan(plan, logger) {
     const choice = input_naming_inputAssignment(table_Input.WebEngine, plan.engine);
     if (plan.engine === 'none')
         logger.info(`${choice}: no engine's needs are looked for`);
-    else if (plan.builds.length === 0) {
+    else if (plan.builds.length === 0)
         logger.info(`${choice}: no ${UNITY.title} or ${GODOT.title} in the site, nothing to set`);
-    }
     for (const build of plan.builds)
         logger.info(`${choice}: recognised a ${build.summary} (${build.evidence})`);
     for (const note of plan.notes)
         logger.info(note);
     if (plan.contentTypes.length) {
-        logger.info(`Content types set for the engine: ${plan.contentTypes.map((c) => `${c.path} ${c.contentType}`).join(', ')}`);
+        const types = plan.contentTypes.map((c) => `${c.path} ${c.contentType}`);
+        logger.info(`Content types set for the engine: ${types.join(', ')}`);
     }
-    for (const { glob, header, priority, from } of plan.routes) {
+    for (const { glob, header, priority, from } of plan.routes)
         logger.info(`Route ${glob}: ${header.name}: ${header.value} (priority ${priority}, ${from})`);
-    }
     for (const warning of plan.warnings)
         logger.warning(warning);
 }
-const PLANNERS = { unity: planUnity, godot: planGodot };
 async function planUnity({ path: folder, files }, planning, named) {
     const { plan, routes, readStart } = planning;
     const names = [...files.keys()];
@@ -77367,7 +77133,6 @@ async function planGodot({ path: folder, files, asyncPacks }, { plan, readStart 
         }
     }
 }
-/** `worker`: the path of `<name>.worker.js` when there is one. */
 function godotThreads(text, html, worker) {
     const constant = text && GODOT.threadsConstant.exec(text);
     if (constant) {
@@ -77402,10 +77167,9 @@ function godotIsolationWarning(page, evidence, ensures, serviceWorker) {
 /** The page of a Godot export named otherwise than its files. */
 async function godotHtml(files, readStart) {
     for (const file of files) {
-        if (/\.html?$/i.test(file.path) &&
-            (await readStart(file, GODOT.htmlBytes)).includes(GODOT.configMarker)) {
+        const html = /\.html?$/i.test(file.path);
+        if (html && (await readStart(file, GODOT.htmlBytes)).includes(GODOT.configMarker))
             return file;
-        }
     }
     return undefined;
 }
@@ -77454,9 +77218,7 @@ function folderGlob(folder, pattern) {
 function literalGlob(path) {
     return parseGlob(path) ? path : `**/${baseName(path).replace(/\*+/g, '*')}`;
 }
-function readFileStart(file, bytes) {
-    return readScanned(file, 0, Math.min(bytes, file.size));
-}
+const readFileStart = (file, bytes) => readScanned(file, 0, Math.min(bytes, file.size));
 
 ;// CONCATENATED MODULE: ./src/deploy/collect/collect.ts
 // The deploy's first stage, which calls no service: the files found and opened, how they are served,
@@ -77646,9 +77408,8 @@ function privateNote(user) {
 
 const PROD = 'prod';
 /**
- * Gets or creates the namespace, attaches the domain and validates the matchmaker config. All that
- * decides where the bytes go is read from the service, so a re-run ends on the same namespace. With
- * `createLater`, a missing namespace is created after the upload (createNamespaceOn).
+ * All that decides where the bytes go is read from the service, so a re-run ends on the same namespace.
+ * With `createLater`, a missing namespace is created after the upload (createNamespaceOn).
  */
 async function provision(client, inputs, logger, options = {}) {
     const job = { client, inputs, logger };
@@ -77859,10 +77620,7 @@ function isNameTaken(error) {
 
 
 
-/**
- * Makes the version of the new site from the base version, for publishAndSee to publish; a missing
- * namespace is created on the base version first. One already serving this site is left as it is.
- */
+/** For publishAndSee to publish; a missing namespace is created on the base version first. */
 async function prepareVersion(client, inputs, plan, provisioned, siteId, logger, onNamespace, waitUntilPrivate) {
     const { gameId } = inputs.connection;
     const { basicAuth } = inputs.target;
@@ -77897,7 +77655,10 @@ async function prepareVersion(client, inputs, plan, provisioned, siteId, logger,
         else if (before.authType === 'basic')
             await makePublic(access(existing), before);
     }
-    if (existing && servesAlready(plan, siteId)) {
+    const servesAlready = plan.current === plan.base.version_id &&
+        plan.base.config.cdn?.site_id === siteId &&
+        (!plan.routes || sameRoutes(plan.base.config.cdn.routes, plan.routes));
+    if (existing && servesAlready) {
         logger.info(`Namespace ${provisioned.nameId} already serves site ${siteId} (version '${plan.base.display_name}'): nothing to publish`);
         logWhere(unchanged, logger);
         return { published: unchanged, provisioned, namespaceId: existing, alreadyServed: true };
@@ -77920,11 +77681,6 @@ async function prepareVersion(client, inputs, plan, provisioned, siteId, logger,
     };
     logWhere(published, logger);
     return { published, provisioned: now, namespaceId: now.namespaceId, alreadyServed: false };
-}
-function servesAlready(plan, siteId) {
-    return (plan.current === plan.base.version_id &&
-        plan.base.config.cdn?.site_id === siteId &&
-        (!plan.routes || sameRoutes(plan.base.config.cdn.routes, plan.routes)));
 }
 function publishedDomain(provisioned, url) {
     const { domain, domainStatus } = provisioned;
@@ -77983,15 +77739,15 @@ async function planTarget(client, inputs, routes, logger, onNamespace) {
     });
     if (!target.publish)
         return { provisioned, publishing: undefined };
-    const { namespace } = located;
+    const { namespace, game } = located;
     const choice = namespace
         ? {
             id: target.versionId ?? namespace.version_id,
             description: target.versionId ?? `${namespace.version_id} (what the namespace serves)`,
         }
-        : chooseVersion(inputs, located.game);
+        : chooseVersion(inputs, game);
     const base = await readVersion(client, gameId, choice.id);
-    const name = await versionName(client, gameId, inputs.site.name, located.game.versions);
+    const name = await versionName(client, gameId, inputs.site.name, game.versions);
     await validateDeployVersion(client, gameId, name, base.config, routes);
     logger.info(`The new version '${name}' will be made from version '${base.display_name}' (${base.version_id}), ` +
         `its config kept but for the site${routes ? ' and the routes' : ''}`);
@@ -78000,12 +77756,10 @@ async function planTarget(client, inputs, routes, logger, onNamespace) {
             'and the new version is published to it');
     }
     logger.info(routesLine(base, routes));
-    const gameNameId = located.game.name_id;
     const current = namespace?.version_id;
-    const { game } = located;
     return {
         provisioned,
-        publishing: { base, name, gameNameId, current, createOn: choice, routes, cdnDomain, game },
+        publishing: { base, name, gameNameId: game.name_id, current, createOn: choice, routes, cdnDomain, game },
     };
 }
 function routesLine(base, routes) {
@@ -78108,10 +77862,8 @@ function descriptorsFree() {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/smoke/browser.ts
-// Which Chrome or Chromium the smoke test opens the game in: the `browser` input, else the one the
-// machine names in the usual environment variables, else the first at its usual install path on this
-// OS. GitHub's Ubuntu, Windows and macOS runners all carry Google Chrome; Debian's package installs
-// /usr/bin/chromium.
+// The `browser` input, else the one the usual environment variables name, else the first at its usual
+// install path on this OS (GitHub's runners all carry Google Chrome; Debian's package /usr/bin/chromium).
 
 
 
@@ -78150,10 +77902,7 @@ function isRunnable(file) {
         return false;
     }
 }
-/**
- * The browser to open, or why there is none: a `browser` input that is not a browser here is said
- * as such (its path named), never replaced by another.
- */
+/** A `browser` input that is not a browser here is said as such, never replaced by another. */
 function findBrowser(options) {
     const runnable = options.runnable ?? isRunnable;
     const given = options.given?.trim();
@@ -78183,11 +77932,118 @@ function browserName(file, version) {
     return major ? `${product} ${major}` : product;
 }
 
+// EXTERNAL MODULE: external "node:events"
+var external_node_events_ = __nccwpck_require__(8474);
+;// CONCATENATED MODULE: ./src/deploy/smoke/ending.ts
+// How a watch ends when the page or the browser stops answering. A browser that stops (SIGSTOP, a hung
+// main loop) sends no event at all, and every call would wait for its full bound: so it is asked every
+// second whether it still answers, and the watch ends once it has been silent for BROWSER_ANSWER_MS.
+
+
+const HEARTBEAT_MS = 1_000;
+/** `session`: the browser's own (its target's). */
+function watchGone(browser, session, clock) {
+    const controller = new AbortController();
+    const stopped = new AbortController();
+    let silent = false;
+    const end = (why) => {
+        if (!controller.signal.aborted)
+            controller.abort(why);
+    };
+    browser.on('disconnected', () => {
+        silent = true;
+        end('the browser exited or dropped its connection while the page was watched');
+    });
+    void fellSilent(session, AbortSignal.any([controller.signal, stopped.signal]), clock).then((fell) => {
+        if (!fell)
+            return;
+        silent = true;
+        end(`the browser stopped answering: it did not answer for ${BROWSER_ANSWER_MS / 1000} s while the page was watched`);
+    });
+    const gone = new Promise((_, reject) => {
+        controller.signal.addEventListener('abort', () => reject(new Error(String(controller.signal.reason))), {
+            once: true,
+        });
+    });
+    gone.catch(() => undefined);
+    return {
+        signal: controller.signal,
+        reason: () => (controller.signal.aborted ? String(controller.signal.reason) : undefined),
+        silent: () => silent,
+        // puppeteer's only 'error' on a page is Inspector.targetCrashed.
+        follow: (page) => void page.on('error', () => end("the page's renderer crashed (its process ended) while it was watched")),
+        race: (call) => Promise.race([call, gone]),
+        stop: () => stopped.abort(),
+    };
+}
+async function fellSilent(session, signal, clock) {
+    const polled = await pollUntil(async () => ((await answers(session)) ? {} : undefined), {
+        timeoutMs: Number.POSITIVE_INFINITY,
+        clock,
+        signal,
+        waits: { firstMs: HEARTBEAT_MS, longestMs: HEARTBEAT_MS },
+    }).catch(() => undefined);
+    return polled?.seen === true;
+}
+/** Whether it answers within BROWSER_ANSWER_MS; a connection gone is said by 'disconnected', not here. */
+async function answers(session) {
+    try {
+        await within(session.send('Browser.getVersion'), BROWSER_ANSWER_MS, 'the browser');
+        return true;
+    }
+    catch (error) {
+        return !(error instanceof TimeLimitError);
+    }
+}
+/** Once the watch is over: a page that does not answer while the browser does is frozen. */
+async function stillAnswering(session, page) {
+    const [pageAnswer, browserAnswer] = await Promise.allSettled([
+        within(page.evaluate(() => 1), BROWSER_ANSWER_MS, 'the page'),
+        within(session.send('Browser.getVersion'), BROWSER_ANSWER_MS, 'the browser'),
+    ]);
+    if (browserAnswer.status === 'rejected')
+        return `the browser stopped answering: it did not answer within ${BROWSER_ANSWER_MS / 1000} s after the watch`;
+    if (pageAnswer.status === 'rejected')
+        return `the page's main thread froze: it did not answer within ${BROWSER_ANSWER_MS / 1000} s after the watch (a loop that never yields)`;
+    return undefined;
+}
+/** Closed when it still answers, then ended with every process it started. */
+async function endBrowser(browser, answering) {
+    const child = browser.process();
+    if (answering)
+        await within(browser.close(), BROWSER_CLOSE_MS, 'the browser').catch(() => undefined);
+    // The driver removes the browser's profile once its exit is seen.
+    if (child?.pid)
+        await endGroup(child, BROWSER_CLOSE_MS, 'the browser');
+}
+/**
+ * Kills a process launched detached (on POSIX its group: it and every process it started; SIGKILL
+ * ends a stopped one too), and waits for its exit within boundMs.
+ */
+async function endGroup(child, boundMs, what) {
+    // One that could not be started (EACCES) has an exit code already, and never exits: not waited for.
+    const exited = child.exitCode === null && child.signalCode === null
+        ? new Promise((resolve) => child.once('exit', resolve))
+        : undefined;
+    try {
+        if (process.platform === 'win32')
+            child.kill('SIGKILL');
+        else
+            process.kill(-child.pid, 'SIGKILL');
+    }
+    catch {
+        // Ended already, with everything it started.
+    }
+    if (exited)
+        await within(exited, boundMs, what).catch(() => undefined);
+}
+
 ;// CONCATENATED MODULE: ./src/deploy/smoke/identify.ts
 // Whether the program the smoke test is to open the game in is a Chrome or Chromium, asked before the
 // deploy creates anything: anything else (a script, another browser) would be waited on for the whole
-// launch timeout and leave its children running. Its answer to --version says what it is; one that is
-// not a Chrome is refused, the run failed before anything is uploaded.
+// launch timeout and leave its children running.
+
+
 
 
 
@@ -78196,9 +78052,8 @@ function browserName(file, version) {
 
 /** Chrome, Chromium, Chrome for Testing, Edge: Chromium's family, which the driver speaks to. */
 const CHROMIUM_FAMILY = /Chrom|Edge/;
-/** Its first line of answer to --version, read within the timeout; its processes ended whatever it does. */
-async function askVersion(file, timeoutMs = BROWSER_VERSION_TIMEOUT_MS) {
-    // Its own process group (POSIX): whatever it starts is ended with it.
+/** Its first line of answer to --version; its processes ended whatever it does. */
+async function askVersion(file) {
     const child = (0,external_node_child_process_.spawn)(file, ['--version'], {
         stdio: ['ignore', 'pipe', 'ignore'],
         detached: process.platform !== 'win32',
@@ -78209,33 +78064,9 @@ async function askVersion(file, timeoutMs = BROWSER_VERSION_TIMEOUT_MS) {
         if (said.length < 1000)
             said += chunk;
     });
-    const ended = await new Promise((resolve) => {
-        const timer = setTimeout(() => resolve(false), timeoutMs);
-        child.once('error', () => resolve(false));
-        child.once('close', () => {
-            clearTimeout(timer);
-            resolve(true);
-        });
-    });
-    const running = child.exitCode === null && child.signalCode === null;
-    const exited = running ? new Promise((resolve) => child.once('exit', resolve)) : undefined;
-    endGroup(child.pid);
-    if (running)
-        child.kill('SIGKILL');
-    // A program that could not be started (EACCES) never exits: not waited for.
-    if (exited)
-        await within(exited, BROWSER_VERSION_TIMEOUT_MS, file).catch(() => undefined);
+    const ended = await within((0,external_node_events_.once)(child, 'close'), BROWSER_VERSION_TIMEOUT_MS, file).then(() => true, () => false);
+    await endGroup(child, BROWSER_VERSION_TIMEOUT_MS, file);
     return ended ? said.split('\n')[0]?.trim() : undefined;
-}
-function endGroup(pid) {
-    if (!pid || process.platform === 'win32')
-        return;
-    try {
-        process.kill(-pid, 'SIGKILL');
-    }
-    catch {
-        // Ended already, with everything it started.
-    }
 }
 /** How the program was named: `browser is X`, `CHROME_BIN names X`, `X, at this OS's usual path,`. */
 function identify_named(browser) {
@@ -78246,12 +78077,11 @@ function identify_named(browser) {
     return `${browser.from} names ${browser.path}, which`;
 }
 /**
- * Throws a UsageError, naming the program, where it was named and what it said, when it is not one of
- * Chromium's family. Chrome on Windows prints nothing for --version: there, the launch's own timeout
- * is left to tell.
+ * Throws a UsageError when it is not one of Chromium's family. Chrome on Windows prints nothing for
+ * --version: there, the launch's own timeout is left to tell.
  */
-async function requireChrome(browser, platform = process.platform) {
-    if (platform === 'win32')
+async function requireChrome(browser) {
+    if (process.platform === 'win32')
         return;
     const said = await askVersion(browser.path);
     if (said !== undefined && CHROMIUM_FAMILY.test(said))
@@ -78265,9 +78095,8 @@ async function requireChrome(browser, platform = process.platform) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/smoke/verdict.ts
-// What a smoke test's watch of the page (watch.ts) comes to: passed or failed, in one line, with the
-// first problem in words and what a user can do about it; and the same in the words of the summary,
-// the CLI's report and the pull request's comment.
+// What the watch of the page (watch.ts) comes to: passed or failed in one line, the first problem in
+// words and what a user can do about it.
 
 
 
@@ -78301,7 +78130,7 @@ function verdict_judge(seen, watchMs) {
                 : flat
                     ? `the canvas one flat colour (${canvas.first})`
                     : `the canvas drew${webglOf(seen.started)}`;
-    const screenshot = seen.screenshot;
+    const { screenshot } = seen;
     // The page froze, crashed, the browser went away, or the page left: what decided, whatever came before.
     // An engine that did not start says so after its cause (a file refused, a script that threw): the
     // cause first, where one was seen, else the engine's word.
@@ -78330,7 +78159,6 @@ function verdict_judge(seen, watchMs) {
         screenshot,
     };
 }
-/** The signal a problem is, in the log's words. */
 function signalOf(problem) {
     switch (problem.kind) {
         case 'browser':
@@ -78374,37 +78202,27 @@ function webglOf(started) {
     const kind = created.includes('webgl2') ? 'WebGL2' : created.length ? 'WebGL' : undefined;
     return kind ? ` (${kind})` : '';
 }
-/**
- * Where the page's engine said whether it started: its start promise rejected, had not resolved when
- * the watch ended, or resolved without any WebGL context created.
- */
+/** Its start promise rejected, had not resolved when the watch ended, or resolved without WebGL. */
 function startProblem(started) {
     const engine = started?.engine;
     if (!engine)
         return undefined;
     const name = ENGINES[engine.engine].name;
-    const base = { kind: 'start', engine: engine.engine };
+    const problem = (why, message) => ({
+        kind: 'start',
+        engine: engine.engine,
+        why,
+        message,
+    });
     if (engine.rejected !== undefined)
-        return {
-            ...base,
-            why: 'rejected',
-            message: `${name} did not start: ${engine.call} rejected (${engine.rejected})`,
-        };
+        return problem('rejected', `${name} did not start: ${engine.call} rejected (${engine.rejected})`);
     if (engine.resolvedMs === undefined)
-        return {
-            ...base,
-            why: 'pending',
-            message: `${name} did not say it started: ${engine.call} had not resolved when the watch ended`,
-        };
+        return problem('pending', `${name} did not say it started: ${engine.call} had not resolved when the watch ended`);
     const { webgl } = started;
     if (webgl.created.length)
         return undefined;
     const refused = webgl.refused.length ? ` (${webgl.refused.join(', ')} refused)` : '';
-    return {
-        ...base,
-        why: 'no-webgl',
-        message: `${name} said it started (${engine.call} resolved), but no WebGL context was created${refused}`,
-    };
+    return problem('no-webgl', `${name} said it started (${engine.call} resolved), but no WebGL context was created${refused}`);
 }
 function drawnSignal(blank, canvas) {
     if (blank)
@@ -78439,8 +78257,11 @@ function describeProblem(problem) {
         case 'console':
             return `console.error: ${problem.message}${problem.url ? ` (${problem.url})` : ''}`;
         case 'request':
-            if (problem.stalled)
-                return stalledRequest(problem.url, problem.stalled);
+            if (problem.stalled) {
+                const { bytes, total, ms } = problem.stalled;
+                const of = total === undefined ? '' : ` of ${formatBytes(total)}`;
+                return `${problem.url} had not ended when the watch ended: ${formatBytes(bytes)}${of} arrived in ${formatSeconds(ms)}`;
+            }
             return problem.status !== undefined
                 ? `${problem.url} answered ${problem.status}`
                 : `${problem.url} could not be fetched (${problem.failure})`;
@@ -78457,10 +78278,6 @@ function describeProblem(problem) {
         case 'start':
             return problem.message;
     }
-}
-function stalledRequest(url, { bytes, total, ms }) {
-    const of = total === undefined ? '' : ` of ${formatBytes(total)}`;
-    return `${url} had not ended when the watch ended: ${formatBytes(bytes)}${of} arrived in ${formatSeconds(ms)}`;
 }
 const SUFFIXES = COMPRESSIONS.map(({ suffix }) => suffix.slice(1)).join('|');
 /**
@@ -78516,8 +78333,7 @@ function requestRemedy(status) {
         return 'the host refused the request the page made: check the URL the game builds for it';
     return 'the browser could not fetch it: a file from another host, or an address the game makes for this one';
 }
-// Here, not beside the check (index.ts): the reports that name it never load the browser's driver.
-/** A deploy whose game did not start in the browser (on-verify-failure rollback or fail). */
+/** Here, not in index.ts: the reports that name it never load the browser's driver. */
 class SmokeTestError extends Error {
     name = 'SmokeTestError';
     smoke;
@@ -78535,7 +78351,6 @@ function smokeSentence(smoke) {
         parts.push(`the namespace was put back on version ${smoke.rolledBackTo}`);
     return parts.join('; ');
 }
-/** What a re-run does after a game that did not start. */
 function smokeRerun(smoke) {
     const now = smoke.rolledBackTo
         ? `The namespace serves version ${smoke.rolledBackTo} again, as before this run. `
@@ -78548,9 +78363,9 @@ const external_node_dns_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequ
 // EXTERNAL MODULE: external "node:net"
 var external_node_net_ = __nccwpck_require__(7030);
 ;// CONCATENATED MODULE: ./src/deploy/smoke/addresses.ts
-// Which hosts the page in the smoke test's browser may connect to: any on the internet and its own
-// deployed origin, never the runner's own network (this machine, its link, the cloud's metadata
-// address, private networks), which a build's code could otherwise reach from inside the runner.
+// The page may connect to any host on the internet and to its own deployed origin, never to the
+// runner's own network (this machine, the cloud's metadata address, private networks), which a build's
+// code could otherwise reach from inside the runner.
 
 
 const RANGES = [
@@ -78570,7 +78385,7 @@ const LISTS = RANGES.map(([range, type, prefix, bits]) => {
     list.addSubnet(prefix, bits, type);
     return { range, type, list };
 });
-/** The runner's range an address is in ("loopback", "private"…), or undefined for any other. */
+/** "loopback", "private"…, or undefined for an address outside the runner's network. */
 function internalRange(address) {
     const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
     const version = (0,external_node_net_.isIP)(bare);
@@ -78586,17 +78401,17 @@ function internalRange(address) {
 const resolveAll = async (host) => (await (0,external_node_dns_promises_namespaceObject.lookup)(host, { all: true, verbatim: true })).map((entry) => entry.address);
 /** `localhost` and any name under it are this machine, whatever DNS says (RFC 6761), as in Chrome. */
 const isLocalhost = (host) => host === 'localhost' || host.endsWith('.localhost');
+const bareHost = (host) => host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
 /**
- * Where a connection to host:port may go: a name is resolved, and refused when any of its addresses
- * is the runner's own, so that a name pointed at 127.0.0.1 is no way around it. The address returned
- * is the one connected to, so no second lookup can answer otherwise. A name that does not resolve
- * rejects, with the resolver's error.
+ * A name is refused when any of its addresses is the runner's own, so that a name pointed at 127.0.0.1
+ * is no way around it. The address returned is the one connected to, so no second lookup can answer
+ * otherwise. A name that does not resolve rejects, with the resolver's error.
  */
 async function judgeDestination(host, port, judge) {
-    const name = host
-        .toLowerCase()
-        .replace(/^\[|\]$/g, '')
-        .replace(/\.$/, '');
+    const name = bareHost(host);
     const own = name === judge.own.host && port === judge.own.port;
     const addresses = (0,external_node_net_.isIP)(name)
         ? [name]
@@ -78614,30 +78429,19 @@ async function judgeDestination(host, port, judge) {
     }
     return { allowed: true, address: addresses[0] };
 }
-/** The host and port a URL connects to, as judgeDestination takes them. */
 function destinationOf(url) {
     const port = url.port ? Number(url.port) : url.protocol === 'https:' || url.protocol === 'wss:' ? 443 : 80;
-    return {
-        host: url.hostname
-            .toLowerCase()
-            .replace(/^\[|\]$/g, '')
-            .replace(/\.$/, ''),
-        port,
-    };
+    return { host: bareHost(url.hostname), port };
 }
 
-// EXTERNAL MODULE: external "node:events"
-var external_node_events_ = __nccwpck_require__(8474);
 ;// CONCATENATED MODULE: ./src/deploy/smoke/runner-proxy.ts
-// A runner behind a proxy: the guard's allowed connections go on through it, as the deploy's own
-// requests do (HTTPS_PROXY or HTTP_PROXY, lower case first, except to the hosts NO_PROXY names), so
-// that a browser on such a runner still reaches the deployed host.
+// On a runner behind a proxy, the guard's allowed connections go on through it, as the deploy's own
+// requests do, so that the browser still reaches the deployed host.
 
 
 
 /** A proxy's answer to CONNECT is a few hundred bytes. */
 const ANSWER_MAX = 16 * 1024;
-/** The proxy a connection to host:port goes through; undefined for none. */
 function runnerProxy(host, port, env = process.env) {
     const named = PROXY_VARIABLES.map((name) => env[name]).find(Boolean);
     const proxy = named ? URL.parse(named) : null;
@@ -78661,7 +78465,7 @@ function bypassed(host, port, noProxy) {
         return name === bare || name.endsWith(`.${bare}`);
     });
 }
-/** A tunnel to host:port through the proxy (HTTP CONNECT); undefined when the proxy refuses or is gone. */
+/** HTTP CONNECT; undefined when the proxy refuses or is gone. */
 async function tunnel(proxy, host, port) {
     const socket = (0,external_node_net_.connect)({ host: proxy.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.port) || 80 });
     socket.on('error', () => socket.destroy());
@@ -78692,10 +78496,9 @@ async function tunnel(proxy, host, port) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/smoke/guard.ts
-// The only way out of the smoke test's browser: a SOCKS5 proxy on 127.0.0.1 that the browser sends
-// every connection through (the page's, its workers' and service workers', WebSockets; the host name
-// sent, never resolved by the browser), which refuses those to the runner's own network before any
-// connection is made (addresses.ts) and writes each refusal down.
+// The only way out of the smoke test's browser: a SOCKS5 proxy on 127.0.0.1 that every connection goes
+// through (workers', WebSockets; the host name sent, never resolved by the browser), which refuses
+// those to the runner's own network (addresses.ts) before any connection is made.
 
 
 
@@ -78750,7 +78553,6 @@ async function startGuard(judge) {
     guard.proxy = `socks5://127.0.0.1:${address.port}`;
     return guard;
 }
-/** One client connection: the greeting, one CONNECT, then bytes both ways. */
 async function serve(socket, judge, refuse, track) {
     const [version, methods] = await read(socket, 2);
     await read(socket, methods);
@@ -78781,7 +78583,7 @@ async function serve(socket, judge, refuse, track) {
     socket.once('close', () => upstream.destroy());
     upstream.once('close', () => socket.destroy());
 }
-/** A connection to the address judged, directly or through the runner's proxy; undefined when none opens. */
+/** Directly or through the runner's proxy; undefined when none opens. */
 async function guard_open(host, port, proxy) {
     if (proxy)
         return tunnel(proxy, host, port);
@@ -78798,7 +78600,6 @@ function answer(socket, reply) {
 }
 /** A reply with the bound address left empty (0.0.0.0:0): no client of ours reads it. */
 const replyBytes = (reply) => Buffer.from([VERSION, reply, 0, 1, 0, 0, 0, 0, 0, 0]);
-/** The destination as the request gives it: IPv4, a name, or IPv6. */
 async function readHost(socket, type) {
     if (type === 1)
         return [...(await read(socket, 4))].join('.');
@@ -78811,7 +78612,7 @@ async function readHost(socket, type) {
     // The short form, as a URL writes it: the form wasRefused is asked with.
     return new URL(`http://[${groups.join(':')}]`).hostname.slice(1, -1);
 }
-/** Exactly n bytes from the socket, as they arrive; rejects when it ends first. */
+/** Rejects when the socket ends first. */
 async function read(socket, n) {
     for (;;) {
         if (n === 0)
@@ -78825,124 +78626,12 @@ async function read(socket, n) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/deploy/smoke/ending.ts
-// How a watch ends when the page or the browser stops answering. A browser that stops (SIGSTOP, a
-// hung main loop) sends no event at all: the page's load, its requests and the driver's own calls
-// would each wait for their full bound. So the browser is asked every second whether it still answers,
-// and the watch ends once it has been silent for BROWSER_ANSWER_MS, as it ends at once when the
-// renderer crashes or the browser goes away; every call after the watch is held to a time limit; and
-// the browser's processes are killed on the way out. The problems seen before are kept: a game that
-// froze or crashed did not start.
-
-
-/** How often the browser is asked whether it still answers while the page is watched. */
-const HEARTBEAT_MS = 1_000;
-/** `session`: the browser's own (its target's), asked whether it still answers. */
-function watchGone(browser, session, clock) {
-    const controller = new AbortController();
-    const stopped = new AbortController();
-    let silent = false;
-    const end = (why) => {
-        if (!controller.signal.aborted)
-            controller.abort(why);
-    };
-    browser.on('disconnected', () => {
-        silent = true;
-        end('the browser exited or dropped its connection while the page was watched');
-    });
-    void fellSilent(session, AbortSignal.any([controller.signal, stopped.signal]), clock).then((fell) => {
-        if (!fell)
-            return;
-        silent = true;
-        end(`the browser stopped answering: it did not answer for ${BROWSER_ANSWER_MS / 1000} s while the page was watched`);
-    });
-    const gone = new Promise((_, reject) => {
-        controller.signal.addEventListener('abort', () => reject(new Error(String(controller.signal.reason))), {
-            once: true,
-        });
-    });
-    gone.catch(() => undefined);
-    return {
-        signal: controller.signal,
-        reason: () => (controller.signal.aborted ? String(controller.signal.reason) : undefined),
-        silent: () => silent,
-        // puppeteer's only 'error' on a page is Inspector.targetCrashed.
-        follow: (page) => void page.on('error', () => end("the page's renderer crashed (its process ended) while it was watched")),
-        race: (call) => Promise.race([call, gone]),
-        stop: () => stopped.abort(),
-    };
-}
-/** Whether the browser fell silent: asked every HEARTBEAT_MS until the signal ends the asking. */
-async function fellSilent(session, signal, clock) {
-    const polled = await pollUntil(async () => ((await answers(session)) ? {} : undefined), {
-        timeoutMs: Number.POSITIVE_INFINITY,
-        clock,
-        signal,
-        waits: { firstMs: HEARTBEAT_MS, longestMs: HEARTBEAT_MS },
-    }).catch(() => undefined);
-    return polled?.seen === true;
-}
-/** Whether it answers within BROWSER_ANSWER_MS; a connection gone is said by 'disconnected', not here. */
-async function answers(session) {
-    try {
-        await within(session.send('Browser.getVersion'), BROWSER_ANSWER_MS, 'the browser');
-        return true;
-    }
-    catch (error) {
-        return !(error instanceof TimeLimitError);
-    }
-}
-/**
- * Whether the page and the browser still answer once the watch is over: a page that does not while
- * the browser does is frozen (a loop that never yields); one where neither does, the browser stopped
- * answering.
- */
-async function stillAnswering(session, page) {
-    const [pageAnswer, browserAnswer] = await Promise.allSettled([
-        within(page.evaluate(() => 1), BROWSER_ANSWER_MS, 'the page'),
-        within(session.send('Browser.getVersion'), BROWSER_ANSWER_MS, 'the browser'),
-    ]);
-    if (browserAnswer.status === 'rejected')
-        return `the browser stopped answering: it did not answer within ${BROWSER_ANSWER_MS / 1000} s after the watch`;
-    if (pageAnswer.status === 'rejected')
-        return `the page's main thread froze: it did not answer within ${BROWSER_ANSWER_MS / 1000} s after the watch (a loop that never yields)`;
-    return undefined;
-}
-/**
- * Ends the browser and every process it started: closed when it still answers, then its process
- * group killed (SIGKILL ends a stopped process too), and its exit waited for, each within a bound.
- */
-async function endBrowser(browser, answering) {
-    const child = browser.process();
-    if (answering)
-        await within(browser.close(), BROWSER_CLOSE_MS, 'the browser').catch(() => undefined);
-    if (!child?.pid)
-        return;
-    const exited = child.exitCode !== null || child.signalCode !== null
-        ? Promise.resolve()
-        : new Promise((resolve) => child.once('exit', () => resolve()));
-    try {
-        // Launched detached on POSIX: the group is the browser and every process it started.
-        if (process.platform === 'win32')
-            child.kill('SIGKILL');
-        else
-            process.kill(-child.pid, 'SIGKILL');
-    }
-    catch {
-        // Already ended.
-    }
-    // The driver removes the browser's profile once this exit is seen.
-    await within(exited, BROWSER_CLOSE_MS, 'the browser').catch(() => undefined);
-}
-
 ;// CONCATENATED MODULE: ./src/deploy/smoke/pending.ts
-// The requests the page began and that had not ended when the watch ended: a build stalled on its
-// data file looks started (its page drew its first frame) but is not. Read from the protocol, which
-// says how many bytes of each arrived.
+// The requests not ended when the watch ended, and how many bytes of each arrived: a build stalled on
+// its data file looks started (its page drew its first frame) but is not.
 /**
- * Follows the page's requests through the protocol; what it returns says how far the last one of a
- * URL got. Whether it ended is the driver's to say: a worker's script is begun by the page but ends in
- * the worker, which this session does not hear.
+ * How far the last request of a URL got. Whether it ended is the driver's to say: a worker's script is
+ * begun by the page but ends in the worker, which this session does not hear.
  */
 async function followRequests(cdp, now) {
     const open = new Map();
@@ -78972,13 +78661,11 @@ async function followRequests(cdp, now) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/smoke/in-page-start.ts
-// What runs in the page before any of its own scripts: the engine's start call wrapped, as
-// collect/engines.ts' ENGINE_STARTS names it, and the canvases' getContext, so that the page says
-// when its engine was asked to start, whether that promise resolved or rejected, and which WebGL
-// contexts were created or refused. It speaks through a binding the driver added under a name of its
-// own, which it takes off the page at once: the page's scripts never see it. Serialised by the driver:
-// it may use nothing from outside itself.
-/** The init script: each part below, given what it needs, and nothing else of this module. */
+// Runs in the page before its own scripts: wraps the engine's start call (ENGINE_STARTS) and the
+// canvases' getContext, and says what they did through a binding of a name of the driver's own, taken
+// off the page at once, so the page's scripts never see it. Serialised by the driver: it may use
+// nothing from outside itself.
+/** Each part below, given what it needs, and nothing else of this module. */
 function startScript(binding, hooks) {
     return `(() => {
   const say = (${sayingTo.toString()})(${JSON.stringify(binding)})
@@ -78990,7 +78677,6 @@ function startScript(binding, hooks) {
   (${followWebgl.toString()})(say)
 })()`;
 }
-/** What sends to the driver's binding, which is taken off the page first; undefined without it. */
 function sayingTo(binding) {
     const page = globalThis;
     const send = page[binding];
@@ -79012,7 +78698,7 @@ function sayingTo(binding) {
         }
     };
 }
-/** Wraps a start call: said when called, and what its promise came to; only its first call is followed. */
+/** Only its first call is followed. */
 function following(say) {
     const why = (error) => String(error instanceof Error ? `${error.name}: ${error.message}` : error).slice(0, 1000);
     return (engine, call, original) => {
@@ -79083,7 +78769,7 @@ function followGodot(follow, hooks) {
         },
     });
 }
-/** Each kind of WebGL context the page asks for, said once when created and once when refused (null). */
+/** Each kind, said once when created and once when refused (null). */
 function followWebgl(say) {
     const page = globalThis;
     const said = new Set();
@@ -79105,10 +78791,8 @@ function followWebgl(say) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/smoke/engine-start.ts
-// The engine's own word that its game started, heard from the page (in-page-start.ts): which start
-// call the page made, whether its promise resolved (and when) or rejected (and why), and the WebGL
-// contexts created or refused. watch.ts waits for a start called and not yet settled, within the
-// watch's bound; verdict.ts judges it.
+// The engine's own word that its game started, heard from the page (in-page-start.ts): its start call,
+// whether its promise resolved (and when) or rejected (and why), and the WebGL contexts created.
 
 
 
@@ -79151,7 +78835,6 @@ async function followStarts(cdp, page, now) {
         }),
     };
 }
-/** The page's message, when it is one in-page-start.ts sends; its words cut to a bounded length. */
 function parse(payload) {
     let event;
     try {
@@ -79176,12 +78859,11 @@ function parse(payload) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/smoke/env.ts
-// The environment the browser is started with. The page it opens runs a build's own code, a fork's on
-// a pull request's preview, and every renderer can read its own environment: the run's (the inputs,
-// the token, GitHub's and the runner's variables) is never handed on, only what Chrome needs to start
-// and to draw text.
+// The page runs a build's own code (a fork's, on a pull request's preview), and a renderer can read its
+// environment: the run's (the inputs, the token, GitHub's variables) is never handed on, only what
+// Chrome needs to start and to draw text.
 
-/** By name (Windows's names are matched whatever their case, as Windows does). */
+/** Windows's names are matched whatever their case, as Windows does. */
 const KEPT = new Set([
     'PATH',
     'HOME',
@@ -79200,9 +78882,9 @@ const KEPT = new Set([
     'FONTCONFIG_FILE',
     'FONTCONFIG_PATH',
     'CHROME_DEVEL_SANDBOX',
-].map((name) => name.toUpperCase()));
+]);
 const KEPT_PREFIXES = ['LC_', 'XDG_'];
-/** What Chrome reads on Windows: the system's folders, the user's profile, the processor. */
+/** The system's folders, the user's profile, the processor. */
 const KEPT_WINDOWS = new Set([
     'SystemRoot',
     'SystemDrive',
@@ -79230,18 +78912,12 @@ const KEPT_WINDOWS = new Set([
     'PROCESSOR_ARCHITECTURE',
     'OS',
 ].map((name) => name.toUpperCase()));
-/**
- * The variables of `env` the browser is given: those Chrome needs, by name, and of those none whose
- * value holds a secret of the run (a token put in a path, a locale).
- */
+/** Those Chrome needs, and of those none whose value holds a secret of the run (a token in a path). */
 function browserEnv(env, platform, secrets = runSecrets) {
     const kept = {};
     for (const [name, value] of Object.entries(env)) {
-        if (value === undefined || !needed(name, platform))
-            continue;
-        if (secrets.redact(value) !== value)
-            continue;
-        kept[name] = value;
+        if (value !== undefined && needed(name, platform) && secrets.redact(value) === value)
+            kept[name] = value;
     }
     return kept;
 }
@@ -79254,10 +78930,10 @@ function needed(name, platform) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/smoke/sandbox.ts
-// Chrome's sandbox, which keeps a renderer (the build's code) from the rest of the machine, is kept on
-// wherever the OS lets Chrome start it. On Linux Chrome refuses it to root, and needs unprivileged user
-// namespaces or its setuid helper: where neither is to be had, the browser is started without it, and
-// the log says so and why.
+// Chrome's sandbox keeps a renderer (the build's code) from the rest of the machine. On Linux Chrome
+// refuses it to root, and needs unprivileged user namespaces or its setuid helper: where neither is to
+// be had, the browser is started without it, and the log says why.
+
 
 const thisHost = () => ({
     platform: process.platform,
@@ -79271,17 +78947,16 @@ const thisHost = () => ({
         }
     },
 });
-/** Chrome's own words when it cannot start its sandbox, which puppeteer's launch error carries. */
+/** Chrome's own words, which puppeteer's launch error carries. */
 const REFUSED = /No usable sandbox|without --no-sandbox|SUID sandbox|move to new namespace/i;
-/** Before any launch: off only where it is known not to work (root on Linux). */
+/** Off only where it is known not to work. */
 function sandboxAtStart(host) {
     if (host.platform === 'linux' && host.uid === 0)
         return { on: false, why: 'the runner runs as root, and Chrome refuses its sandbox to root' };
     return { on: true };
 }
-/** Why a launch with the sandbox was refused, when it was: what the OS forbids, as far as it says. */
 function sandboxRefused(error, host) {
-    const said = error instanceof Error ? error.message : String(error);
+    const said = messageOf(error);
     if (host.platform !== 'linux' || !REFUSED.test(said))
         return undefined;
     const helper = 'and no setuid sandbox helper is installed';
@@ -79301,10 +78976,7 @@ function sandboxRefused(error, host) {
         ?.trim() ?? '';
     return { on: false, why: `Chrome could not start its sandbox here (${line.slice(0, 200)})` };
 }
-/**
- * Launches with the sandbox where it can work, and again without it when Chrome says it cannot start
- * it; any other failure is thrown as it is.
- */
+/** Again without the sandbox when Chrome says it cannot start it. */
 async function launchSandboxed(launch, host = thisHost()) {
     const atStart = sandboxAtStart(host);
     if (!atStart.on)
@@ -79321,8 +78993,6 @@ async function launchSandboxed(launch, host = thisHost()) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/smoke/launch.ts
-// Starts the browser the smoke test opens the game in: headless, driven through a pipe, with the
-// environment of env.ts, the sandbox of sandbox.ts, and every connection through guard.ts.
 
 
 
@@ -79377,10 +79047,8 @@ async function launchBrowser(options) {
 // itself, and casts globalThis to PageWindow, the little of the DOM it uses (the project compiles
 // without the DOM library).
 /**
- * What a game engine's page template shows when the game cannot start. Unity's WebGL template (2020
- * and later) shows its loader's errors as red banners in #unity-warning (unityShowBanner, type
- * 'error'), and alert()s what createUnityInstance rejected with; Godot's web export shows a start-up
- * failure in #status-notice (displayFailureNotice).
+ * What an engine's page template shows when the game cannot start: Unity's (2020 and later) red banners
+ * in #unity-warning (unityShowBanner), Godot's #status-notice (displayFailureNotice).
  */
 function engineReports() {
     const { document, getComputedStyle } = globalThis;
@@ -79398,7 +79066,6 @@ function engineReports() {
         reports.push({ engine: 'godot', message: text(notice) });
     return reports;
 }
-/** The largest canvas in the viewport; undefined when the page shows none. */
 function largestCanvas() {
     const { document, innerWidth, innerHeight } = globalThis;
     let best;
@@ -79426,9 +79093,8 @@ function largestCanvas() {
 /** Past this many colours the count stops: it says the canvas drew, not how much. */
 const COLOURS_COUNTED = 256;
 /**
- * Whether the page and its canvas drew anything: the screenshot's pixels, all of them and those where
- * the canvas shows, decoded by the browser itself (in a blank page of its own, out of the game's
- * reach), are one flat colour or not.
+ * The screenshot's colours, all of them and where the canvas shows, decoded by the browser itself in a
+ * blank page of its own, out of the game's reach.
  */
 async function countColours(browser, png, area) {
     const page = await browser.newPage();
@@ -79475,30 +79141,24 @@ async function countColours(browser, png, area) {
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/smoke/problems.ts
-// What the page did wrong, as a bounded account: every problem counted, the first few of each kind kept,
-// each cut to a few hundred characters. A page that prints one error of megabytes, or prints without
-// end while it is watched, costs a few kilobytes here: the log line, the summary and the comment that
-// quote it stay small.
+// Every problem counted, the first few of each kind kept and cut short: a page that prints megabytes,
+// or prints without end, costs a few kilobytes in the log line, the summary and the comment.
 
-/** Of each kind, the first this many are kept; the others are only counted. */
-const PROBLEMS_KEPT_PER_KIND = 5;
-/** A message or URL kept is cut to this many characters, with an ellipsis and its full length. */
-const PROBLEM_TEXT_MAX = 300;
+const KEPT_PER_KIND = 5;
+const TEXT_MAX = 300;
 class ProblemLog {
     #kept = [];
     #counts = new Map();
-    /** Counts the problem, and keeps it (cut) while its kind has fewer than PROBLEMS_KEPT_PER_KIND kept. */
     push(problem) {
         const count = this.count(problem.kind);
         this.#counts.set(problem.kind, count + 1);
-        if (count < PROBLEMS_KEPT_PER_KIND)
+        if (count < KEPT_PER_KIND)
             this.#kept.push(cutProblem(problem));
     }
-    /** The problems kept, in the order they happened. */
     get kept() {
         return this.#kept;
     }
-    /** How many problems of these kinds (of every kind when none is named) happened, kept or not. */
+    /** Of these kinds (of every kind when none is named), kept or not. */
     count(...kinds) {
         let sum = 0;
         for (const [kind, count] of this.#counts)
@@ -79506,7 +79166,6 @@ class ProblemLog {
                 sum += count;
         return sum;
     }
-    /** How many happened that are not kept. */
     get leftOut() {
         return this.count() - this.#kept.length;
     }
@@ -79520,20 +79179,17 @@ class ProblemLog {
 function cutProblem(problem) {
     const cut = { ...problem };
     if ('message' in cut)
-        cut.message = clip(cut.message, PROBLEM_TEXT_MAX);
+        cut.message = clip(cut.message, TEXT_MAX);
     if ('url' in cut && cut.url !== undefined)
-        cut.url = clip(cut.url, PROBLEM_TEXT_MAX);
+        cut.url = clip(cut.url, TEXT_MAX);
     if ('failure' in cut && cut.failure !== undefined)
-        cut.failure = clip(cut.failure, PROBLEM_TEXT_MAX);
+        cut.failure = clip(cut.failure, TEXT_MAX);
     return cut;
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/smoke/watch.ts
-// Opens a URL in a headless Chrome or Chromium (driven by puppeteer-core, loaded only here, when a
-// smoke test runs) and writes down what a player's browser would meet: uncaught exceptions,
-// console.error calls, alerts, requests that failed or were answered 4xx/5xx, what the engine said on
-// the page, what the largest canvas shows at the end, and the connections to the runner's own network
-// refused (guard.ts). It judges nothing (see verdict.ts).
+// Opens the URL in a headless Chrome (puppeteer-core, loaded only when a smoke test runs) and writes
+// down what a player's browser would meet. It judges nothing (verdict.ts).
 
 
 
@@ -79624,7 +79280,6 @@ async function watchIn(driven, seen, guard, options) {
         options.signal.removeEventListener('abort', close);
     }
 }
-/** The requests not ended when the watch ended: how much of each arrived, in how long. */
 function stillOpen(inFlight, progress, seen, now) {
     for (const request of inFlight) {
         const url = request.url();
@@ -79634,7 +79289,6 @@ function stillOpen(inFlight, progress, seen, now) {
         seen.problems.push({ kind: 'request', url, stalled: { bytes, total, ms: now - started } });
     }
 }
-/** Records what happens on the page; returns the requests in flight. */
 function watch_listen(page, seen, guard, url) {
     const inFlight = new Set();
     const refused = new Set();
@@ -79693,14 +79347,7 @@ function watch_listen(page, seen, guard, url) {
     });
     return inFlight;
 }
-const originOf = (url) => {
-    try {
-        return new URL(url).origin;
-    }
-    catch {
-        return 'null';
-    }
-};
+const originOf = (url) => URL.parse(url)?.origin ?? 'null';
 const web = (url) => url.startsWith('http:') || url.startsWith('https:');
 /** The browser's own request for the tab's icon: a site without one still starts. */
 const icon = (request) => request.resourceType() === 'other' && new URL(request.url()).pathname.endsWith('/favicon.ico');
@@ -79740,7 +79387,7 @@ async function answerAuth(cdp, origin, auth) {
             .catch(() => undefined);
     });
 }
-/** Opens the URL; returns when the navigation started. */
+/** Returns when the navigation started. */
 async function load(page, seen, options, gone) {
     const started = options.now();
     try {
@@ -79749,10 +79396,8 @@ async function load(page, seen, options, gone) {
     }
     catch (error) {
         options.signal.throwIfAborted();
-        if (gone.signal.aborted)
-            return started;
-        const message = errorMessage(error).split('\n')[0];
-        seen.problems.push({ kind: 'load', message });
+        if (!gone.signal.aborted)
+            seen.problems.push({ kind: 'load', message: errorMessage(error).split('\n')[0] });
     }
     return started;
 }
@@ -79780,7 +79425,6 @@ async function readEngineReports(page, seen) {
         if (!alerted.has(report.message))
             seen.problems.push({ kind: 'engine', ...report });
 }
-/** The viewport as a PNG, and what the largest canvas on it shows. */
 async function screenshot(browser, page, seen, options) {
     const rect = await within(page.evaluate(largestCanvas), BROWSER_ANSWER_MS, 'the page').catch(() => undefined);
     await (0,promises_.mkdir)(external_node_path_default().dirname(options.screenshotFile), { recursive: true });
@@ -79812,9 +79456,8 @@ async function screenshot(browser, page, seen, options) {
 
 
 /**
- * The smoke test's browser, chosen before the deploy creates anything: a program that is not a Chrome
- * or Chromium is refused then (a UsageError naming what it is), not after the build is published. None
- * to be had is said as a skip when the smoke test runs. Undefined when smoke-test is off.
+ * Chosen before the deploy creates anything: a program that is not a Chrome or Chromium is refused
+ * then, not after the build is published. Undefined when smoke-test is off.
  */
 async function chooseBrowser(inputs, env = process.env) {
     if (!inputs.smoke.enabled)
@@ -79824,9 +79467,8 @@ async function chooseBrowser(inputs, env = process.env) {
         await requireChrome(browser);
     return browser;
 }
-/** Runs the smoke test when smoke-test is on; a failure ends as on-verify-failure says. */
 async function smokeTest(options) {
-    const { inputs, logger } = options;
+    const { inputs, logger, published, run } = options;
     if (!inputs.smoke.enabled)
         return;
     const smoke = await logger.group('Smoke test', () => look(options));
@@ -79839,24 +79481,21 @@ async function smokeTest(options) {
         logger.warning(`Smoke test: ${account} ${inputName(table_Input.OnVerifyFailure)} is warn: the run succeeds with ${inputName(table_Input.SmokeTest)} failed.`, { title: 'Smoke test failed' });
         return;
     }
-    const namespaceId = options.result.provisioned.namespaceId;
+    const { namespaceId, nameId } = options.result.provisioned;
     if (onFailure === 'rollback' && namespaceId) {
         try {
-            smoke.rolledBackTo = await putBack(options.run.client, inputs.connection.gameId, namespaceId, options.published, logger);
+            smoke.rolledBackTo = await putBack(run.client, inputs.connection.gameId, namespaceId, published, logger);
         }
         catch (error) {
-            throw new SmokeTestError(`Smoke test: ${account} ${putBackFailed(options.published, error)}`, smoke, {
-                cause: error,
-            });
+            const message = `Smoke test: ${account} ${putBackFailed(published, error)}`;
+            throw new SmokeTestError(message, smoke, { cause: error });
         }
     }
-    const nameId = options.result.provisioned.nameId;
-    throw new SmokeTestError(`Smoke test: ${account} ${afterFailure(onFailure, smoke.rolledBackTo, options.published, nameId)}`, smoke);
+    throw new SmokeTestError(`Smoke test: ${account} ${afterFailure(onFailure, smoke.rolledBackTo, published, nameId)}`, smoke);
 }
 async function look(options) {
-    const { inputs, logger, url } = options;
-    const { smoke: settings } = inputs;
-    const { browser } = options;
+    const { inputs, logger, url, browser } = options;
+    const settings = inputs.smoke;
     const skipped = (why) => {
         logger.warning(`Smoke test skipped: ${why}`, { title: 'Smoke test skipped' });
         return { status: 'skipped', line: `skipped: ${why}` };
@@ -79990,19 +79629,16 @@ function moreRow(change) {
     if (!count)
         return undefined;
     return {
-        files: `and ${count} more ${count === 1 ? 'file' : 'files'} changed`,
+        files: `and ${plural(count, 'more file')} changed`,
         change: sum === 0 ? 'no change in all' : `${signed(sum)} in all`,
     };
 }
 
 ;// CONCATENATED MODULE: ./src/deploy/target/reviewed.ts
-// A deploy whose files equal the build that a namespace of the game serves publishes that namespace's
-// site instead of uploading the files again: a site is immutable, so what ships is, byte for byte,
-// what was reviewed there. It is found from the records the namespaces serve, not from the service's
-// site list: that list names no file and no digest, and a site can be read only through a namespace
-// that serves it. The work is bounded: the first line of each record (its counts), a few at a time
-// within REVIEWED_SEARCH_MS; the files are hashed only when a namespace serves as many files of the
-// same total size, and a whole record is read only for such a namespace.
+// reuse-reviewed: a site is immutable, so publishing the site of the namespace that serves this very
+// build ships, byte for byte, what was reviewed there. The service's site list names no file and no
+// digest, so the namespaces' records are read: first lines only, within REVIEWED_SEARCH_MS; the files
+// are hashed, and a whole record read, only where the counts and total size match.
 
 
 
@@ -80027,10 +79663,7 @@ function reviewedBytes(reviewed) {
     return `${bytes} (${digest})${commit}`;
 }
 const PULL_REQUEST_REF = /^refs\/pull\/\d+\//;
-/**
- * reuse-reviewed, as the deploy applies it: undefined when it does not look (off, no CDN domain,
- * no record, or a preview), else what it found, said in the log, and the account of it for the result.
- */
+/** Undefined when it does not look (off, no CDN domain, no record, or a preview); what it found is logged. */
 async function lookForReviewedBuild(search) {
     const { inputs, cdnDomain, logger } = search;
     if (!inputs.reuseReviewed || !cdnDomain)
@@ -80084,11 +79717,7 @@ async function findReviewedBuild(search) {
         return { unmatched: refused.join('; '), manifest };
     return { unmatched: await notReproducible(search, sameSize[0], manifest), manifest };
 }
-/**
- * The game's namespaces with their hosts, the newest first and the target last; those serving the
- * closed page (close.ts names its version after them) are left out unread, and so is the target
- * when asked.
- */
+/** Newest first, the target last; none serving the closed page (close.ts names its version after it). */
 function namespacesToRead(search) {
     const { game, target } = search;
     const versionNames = new Map(game.versions.map((v) => [v.version_id, v.display_name]));
@@ -80186,7 +79815,6 @@ function parseRecordHead(line) {
 }
 const sameCounts = (head, local) => head.fileCount === local.fileCount && head.totalBytes === local.totalBytes;
 const buildOf = ({ fileCount, totalBytes }) => `${plural(fileCount, 'file')} and ${formatBytes(totalBytes)}`;
-/** One line: which namespaces serve a record, and which do not, and why. */
 function describeRead(seen) {
     const read = seen.filter((ns) => ns.head).map((ns) => ns.nameId);
     const unread = seen.filter((ns) => ns.absent).map((ns) => `${ns.nameId} (${ns.absent})`);
@@ -80264,7 +79892,6 @@ function differingFiles(files, recorded) {
     const local = new Set(files.map((f) => f.path));
     return recorded.filter((f) => !local.has(f.path)).map((f) => f.path);
 }
-/** At most LISTED names, and how many more. */
 function listNames(paths) {
     const listed = paths.slice(0, LISTED).join(', ');
     return paths.length > LISTED ? `${listed} and ${paths.length - LISTED} more` : listed;
@@ -80307,10 +79934,7 @@ function deployFailure(error) {
         ? { error: error.cause, partial: error.partial }
         : { error, partial: undefined };
 }
-/**
- * The deploy, in stages: collect (every local check passes before anything is created), plan the
- * target, upload, go live. The result is written here alone.
- */
+/** Every local check passes before anything is created; the result is written here alone. */
 async function deploy(inputs, deps) {
     const { logger } = deps;
     // Its pool and client are made on first use: a dry run or a failed local check makes neither.
@@ -80318,7 +79942,6 @@ async function deploy(inputs, deps) {
     const started = run.clock.now();
     const finished = (result) => Object.assign(result, { durationMs: run.clock.now() - started });
     try {
-        // A local check: a browser that is not a Chrome is refused before anything is created.
         const browser = await chooseBrowser(inputs);
         const site = await collect(inputs, { ...deps, signal: run.signal });
         run.signal.throwIfAborted();
@@ -80350,7 +79973,7 @@ async function deploy(inputs, deps) {
 }
 async function collect(inputs, deps) {
     const { site, target } = inputs;
-    const { path: root } = site;
+    const root = site.path;
     if (!root)
         return undefined;
     // The digest is needed before any site is created only to plan (dry run) or to skip an unchanged
@@ -80452,10 +80075,7 @@ async function uploadOrReuse(stage, site, plan) {
         }
     });
 }
-/**
- * reuse-reviewed: when a namespace of the game serves this very build, its site is this run's (the
- * result says so, and nothing is uploaded); else why none does, with the manifest if it was hashed.
- */
+/** reuse-reviewed: the site of a namespace that serves this very build is this run's, or why none is. */
 async function reviewedBuild({ inputs, run, result, deps }, site, plan) {
     const { logger } = deps;
     const looked = await lookForReviewedBuild({
@@ -80487,52 +80107,41 @@ async function reviewedBuild({ inputs, run, result, deps }, site, plan) {
     }
     return looked.outcome;
 }
-async function publishAndSeeLive({ run, result, deps }, targeted, plan, siteId) {
-    const { logger } = deps;
-    const waitUntilPrivate = privateHostWaiter({
-        dispatcher: run.dispatcher,
-        signal: run.signal,
+async function publishAndSeeLive({ run, result, deps }, inputs, plan, siteId) {
+    const { logger, onNamespace } = deps;
+    const waitPrivate = privateHostWaiter({
+        ...hostOptionsOf(run),
         clock: run.clock,
         timer: run.timer,
-        stallMs: run.timeouts.stallMs,
-        timeoutMs: targeted.verify.timeoutMs,
+        timeoutMs: inputs.verify.timeoutMs,
         logger,
         sleep: deps.sleep,
     });
-    const { provisioned } = result;
-    const live = await logger.group('Publish', () => prepareVersion(run.client, targeted, plan, provisioned, siteId, logger, deps.onNamespace, waitUntilPrivate));
+    const live = await logger.group('Publish', () => prepareVersion(run.client, inputs, plan, result.provisioned, siteId, logger, onNamespace, waitPrivate));
     result.provisioned = live.provisioned;
     if (!live.alreadyServed) {
-        result.older = (await recheckBeforePublish(run, targeted, plan, live, deps)) ?? result.older;
+        result.older = (await recheckBeforePublish(run, inputs, plan, live, deps)) ?? result.older;
         if (result.older?.blocked)
             return void (result.older.url = live.published.url);
     }
     result.published = live.published;
     // The namespace's own host: a custom domain serves only once the user's DNS points at it.
     const { manifest } = result;
-    const seen = await publishAndSee({ ...live, gameId: targeted.connection.gameId, nameId: live.provisioned.nameId ?? live.namespaceId }, {
-        settings: targeted.verify,
+    const seen = await publishAndSee({ ...live, gameId: inputs.connection.gameId, nameId: live.provisioned.nameId ?? live.namespaceId }, {
+        settings: inputs.verify,
         expected: manifest
             ? { files: manifest.files, record: result.record, serving: result.serving }
             : { unknown: 'no manifest' },
         run,
         logger,
         sleep: deps.sleep,
-        authorization: targeted.target.basicAuth && basicAuthorization(targeted.target.basicAuth),
+        authorization: inputs.target.basicAuth && basicAuthorization(inputs.target.basicAuth),
         servedBefore: plan.servedThen && 'record' in plan.servedThen ? plan.servedThen.record.digest : undefined,
         onSeen: (seen) => (result.verification = seen),
     });
     const { url } = live.published;
     if (seen?.verified && url && deps.browser)
-        await smokeTest({
-            ...deps,
-            browser: deps.browser,
-            inputs: targeted,
-            run,
-            published: live.published,
-            url,
-            result,
-        });
+        await smokeTest({ ...deps, browser: deps.browser, inputs, run, published: live.published, url, result });
 }
 /** The service cannot set a version only if it is still the one planned from: it is read again here. */
 function recheckBeforePublish(run, inputs, plan, live, deps) {
@@ -80632,7 +80241,7 @@ function logPlan(inputs, result, logger) {
     const routes = result.serving?.routes.length;
     logger.info(`Would make a version of the site from ${base}, keeping its config but for the site, and publish it` +
         (routes
-            ? `, with exactly the ${routes} route${routes === 1 ? '' : 's'} above in place of its routes`
+            ? `, with exactly the ${plural(routes, 'route')} above in place of its routes`
             : ', its routes kept'));
 }
 
@@ -80703,7 +80312,7 @@ function largestBlocks(files) {
     ]);
     const more = files.length - largest.length;
     if (more > 0)
-        rows.push([`and ${more} more ${more === 1 ? 'file' : 'files'}`, '', '']);
+        rows.push([`and ${plural(more, 'more file')}`, '', '']);
     return [heading('Largest files'), table(['File', 'Size', 'Type'], rows)];
 }
 function sizeBlocks(result) {
@@ -80733,10 +80342,7 @@ function servingBlocks(result) {
     const { serving } = result;
     if (!serving || (!serving.builds.length && !serving.routes.length && !serving.warnings.length))
         return [];
-    const recognised = serving.builds.map((build) => [
-        'Recognised',
-        `${build.summary} (${build.evidence})`,
-    ]);
+    const recognised = serving.builds.map((b) => ['Recognised', `${b.summary} (${b.evidence})`]);
     const blocks = [heading('Web engine'), keyValueTable([['web-engine', serving.engine], ...recognised])];
     if (serving.contentTypes.length) {
         const listed = serving.contentTypes.slice(0, CONTENT_TYPES_LISTED);
@@ -81025,10 +80631,7 @@ function closeReport(result) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/flags.ts
-// The CLI's flags that are inputs: each subcommand's, from the table of inputs, with the group --help
-// lists it in (the README's: required, common, advanced).
 
-/** The flags of a subcommand that are inputs, in the order of the table. */
 function flagsOf(command) {
     // The close of a preview is a part of the deploy action: its flags are grouped as the deploy's.
     const action = command === 'close' ? 'deploy' : command;
@@ -81049,7 +80652,6 @@ function flagsOf(command) {
 }
 
 ;// CONCATENATED MODULE: ./src/operations/avatars.ts
-// The avatars operation: the game's custom avatars, complete or still uploading.
 
 
 
@@ -81092,11 +80694,9 @@ const avatarsOperation = {
 };
 
 ;// CONCATENATED MODULE: ./src/operations/lobby.ts
-// The lobby-logs operation: a lobby's status and metrics, and a failure when it crashed.
 
 
 
-/** The lobby's state: `stopped` as soon as the service reports a stop, else `running`. */
 function lobbyState(lobby) {
     const stopped = lobby.status.stopped;
     if (!stopped)
@@ -81186,11 +80786,8 @@ function number(value) {
 ;// CONCATENATED MODULE: ./package.json
 const package_namespaceObject = {"rE":"0.1.0"};
 ;// CONCATENATED MODULE: ./src/operations/github-client.ts
-// GitHub's REST API, for both faces: what the actions ask (the sticky comment, the commits compared, a
-// workflow_run's pull request, the deployments retired) and what both ask for the sweep (whether a pull
-// request is open). A plain client on undici: the token, the API's base URL (GITHUB_API_URL on a
-// runner), the face's connection pool (the run's proxy rules), a timer of its own per call, redirects
-// followed, and every body and query redacted before it is sent: the last writer of what goes to GitHub.
+// GitHub's REST API for both faces, on undici: a timer of its own per call, redirects followed, and every
+// body and query redacted before it is sent (the last writer of what goes to GitHub).
 
 
 
@@ -81226,14 +80823,10 @@ class GitHubConnectionError extends Error {
         });
     }
 }
-/** The status GitHub answered with; undefined when it gave no answer. */
 function githubStatus(error) {
     return error instanceof GitHubAnswerError ? error.status : undefined;
 }
-/**
- * `call` on the options' repository, ended after its time-out or by its signal; a failure goes to
- * `failed` with the reason in words, the status GitHub answered, and whether the time ran out.
- */
+/** `call`, ended after its time-out or by its signal; a failure goes to `failed`, with the reason in words. */
 async function githubCall(options, call, failed) {
     const timeoutMs = options.timeoutMs ?? GITHUB_CALL_TIMEOUT_MS;
     // A timer of our own, not AbortSignal.timeout(): that one is unref'd, and a hung call would then
@@ -81314,7 +80907,7 @@ function failureText(status, data) {
     const listed = Array.isArray(errors) ? `: ${errors.map((e) => JSON.stringify(e)).join(', ')}` : '';
     return `${message}${listed}${typeof docs === 'string' ? ` - ${docs}` : ''}`;
 }
-/** GET /repos/{owner}/{repo}/pulls/{number}: open or not, and its head; throws, saying why, when GitHub cannot tell. */
+/** GET /repos/{owner}/{repo}/pulls/{number}; throws, saying why, when GitHub cannot tell. */
 function readPullRequestState(options, number) {
     return githubCall(options, async (github) => {
         const pull = await github.get(`${github.repo}/pulls/${number}`);
@@ -81324,13 +80917,14 @@ function readPullRequestState(options, number) {
     }, (error, reason, status) => {
         if (status === 404)
             throw new Error(`${options.repository} has no pull request #${number} (404)`, { cause: error });
-        const refused = status === 401 || status === 403;
-        throw new Error(reason + (refused ? ` (${inputName(table_Input.GitHubToken)} needs pull-requests: read)` : ''), {
-            cause: error,
-        });
+        throwRefused(error, reason, status);
     });
 }
-/** A pull request's answer: open or not, its head's branch and commit where GitHub gave them. */
+function throwRefused(error, reason, status) {
+    const refused = status === 401 || status === 403;
+    const advice = refused ? ` (${inputName(table_Input.GitHubToken)} needs pull-requests: read)` : '';
+    throw new Error(reason + advice, { cause: error });
+}
 function stateOf(pull) {
     const { ref, sha } = pull.head ?? {};
     return {
@@ -81341,44 +80935,30 @@ function stateOf(pull) {
 }
 /** Pages of 100 open pull requests listed at most: past them, a preview's pull request is asked about alone. */
 const OPEN_PAGES_MAX = 10;
-/**
- * GET /repos/{owner}/{repo}/pulls?state=open, page by page: the open pull requests by number, with
- * their heads. Throws, saying why, when GitHub cannot tell.
- */
+/** GET /repos/{owner}/{repo}/pulls?state=open, page by page; throws, saying why, when GitHub cannot tell. */
 function listOpenPullRequests(options) {
     return githubCall(options, async (github) => {
         const open = new Map();
         for (let page = 1; page <= OPEN_PAGES_MAX; page++) {
-            const pulls = await github.get(`${github.repo}/pulls`, {
-                state: 'open',
-                per_page: 100,
-                page,
-            });
+            const query = { state: 'open', per_page: 100, page };
+            const pulls = await github.get(`${github.repo}/pulls`, query);
             if (!Array.isArray(pulls))
                 throw new Error("GitHub's answer listing the open pull requests is no list");
             for (const pull of pulls) {
-                if (typeof pull?.number !== 'number' || pull.state !== 'open')
-                    continue;
-                open.set(pull.number, stateOf(pull));
+                if (typeof pull?.number === 'number' && pull.state === 'open')
+                    open.set(pull.number, stateOf(pull));
             }
             if (pulls.length < 100)
                 break;
         }
         return open;
-    }, (error, reason, status) => {
-        const refused = status === 401 || status === 403;
-        throw new Error(reason + (refused ? ` (${inputName(table_Input.GitHubToken)} needs pull-requests: read)` : ''), {
-            cause: error,
-        });
-    });
+    }, throwRefused);
 }
 
 ;// CONCATENATED MODULE: ./src/operations/retire.ts
-// Retiring what the sweep decided (previews.ts): each pull request's namespaces in turn, as the
-// `closed` run closes one (the closed page, its domain freed), then what GitHub shows of it. A run with
-// a time bound starts no retirement past it: what is left waits for the next sweep, saying so.
+// Retiring what the sweep decided (previews.ts), each namespace as the `closed` run closes one, then
+// what GitHub shows of it. Past the run's time bound no retirement starts: the next sweep does it.
 
-/** The live previews: retired (or listed, in a dry run) as decided, or left as they are, saying why. */
 async function retireGroups(run, sweep, groups, states, decided) {
     const swept = [];
     for (const group of groups) {
@@ -81447,9 +81027,10 @@ async function retireOne(run, sweep, namespace, number, reason, state) {
     });
     return { outcome: 'retired', domainRemoved: result.domainRemoved };
 }
-/** The close of one preview namespace: the domain it holds is the one freed (the sweep has no domain input). */
+/** The domain the namespace holds is the one freed (the sweep has no domain input). */
 async function closeInputs(settings, run, namespace) {
-    const { namespace: detail } = await run.client.getNamespace(settings.connection.gameId, namespace.namespace_id);
+    const { gameId } = settings.connection;
+    const { namespace: detail } = await run.client.getNamespace(gameId, namespace.namespace_id);
     const [domain, ...others] = detail.config.cdn.domains.map((entry) => entry.domain);
     if (others.length) {
         run.logger.warning(`${namespace.name_id} holds ${others.length + 1} domains: ${domain} is freed, ${others.join(', ')} kept ` +
@@ -81471,30 +81052,22 @@ async function closeInputs(settings, run, namespace) {
         transfer: settings.transfer,
     };
 }
-/** The fields every swept namespace has. */
 function entry(namespace, number) {
     return { namespace: namespace.name_id, namespaceId: namespace.namespace_id, number };
 }
-/** The line a retirement (or a dry run's listing) is logged with. */
 function retiringLine(name, number, reason, dryRun) {
     const why = reason.kind === 'closed' ? `pull request #${number} is closed` : retiredBecause(reason, number);
-    return dryRun
-        ? `${name}: ${why}: the sweep would retire its preview (dry run)`
-        : `${name}: ${why}: retiring its preview`;
+    return `${name}: ${why}: ${dryRun ? 'the sweep would retire its preview (dry run)' : 'retiring its preview'}`;
 }
 
 ;// CONCATENATED MODULE: ./src/operations/previews.ts
-// Finding the previews and deciding which are retired: the sweep's core, run by the sweep (action and
-// CLI) and at the end of each preview deploy. A preview is a namespace named `<prefix><number>` (or
-// `<prefix><number>-<key>`, one site of several) whose host serves a record naming a ref of that pull
-// request; every namespace of one number is that pull request's, counted and retired together. It is
-// retired when its pull request is closed, when it was not deployed for longer than preview-ttl, or when
-// more than max-previews pull requests have a live one (the least recently deployed go first).
+// The sweep's core, for the sweep (action and CLI) and the end of each preview deploy. A preview is a
+// namespace named `<prefix><number>` (or `<prefix><number>-<key>`) whose host serves a record naming a
+// ref of that pull request; all namespaces of one number are retired together.
 //
 // When a preview was last deployed: the create_ts of the version its namespace serves. A deploy makes
-// a version moments before it publishes it, the game's one listing gives every namespace's version
-// and every version's create_ts (no call per preview), and a run that publishes nothing new (an
-// unchanged build the namespace already serves) leaves it as it was.
+// a version moments before it publishes it, the game's one listing gives every version's create_ts (no
+// call per preview), and a run that publishes nothing new leaves it as it was.
 
 
 
@@ -81506,7 +81079,6 @@ function retiringLine(name, number, reason, dryRun) {
 
 
 const RECORDS_AT_ONCE = 8;
-/** Every namespace of a preview's name: left alone, or retired (in a dry run, listed). */
 async function sweepPreviews(run, sweep) {
     const { game } = await run.client.getGame(sweep.gameId);
     const named = game.namespaces
@@ -81519,7 +81091,8 @@ async function sweepPreviews(run, sweep) {
     const swept = [];
     const live = [];
     for (const { namespace, number } of named) {
-        const served = await servedVersion(run, sweep.gameId, versions, namespace.version_id);
+        const served = versions.get(namespace.version_id) ??
+            (await readVersion(run.client, sweep.gameId, namespace.version_id));
         const name = namespace.name_id;
         if ([closedVersionName(name, number), closedVersionName(name, undefined)].includes(served.display_name)) {
             run.logger.info(`${name} already serves the closed page: left as it is`);
@@ -81543,9 +81116,6 @@ async function sweepPreviews(run, sweep) {
     swept.push(...(await retireGroups(run, sweep, groups, states, decided)));
     return swept.sort((a, b) => a.number - b.number || a.namespace.localeCompare(b.namespace));
 }
-async function servedVersion(run, gameId, versions, versionId) {
-    return versions.get(versionId) ?? (await readVersion(run.client, gameId, versionId));
-}
 /** Whether one more pull request's preview would pass the cap (before any record is read). */
 function wouldPassCap(live, sweep) {
     const { maxPreviews } = sweep.limits;
@@ -81556,10 +81126,7 @@ function wouldPassCap(live, sweep) {
         return false;
     return numbers.size + 1 > maxPreviews;
 }
-/**
- * The candidates whose record proves them previews, by pull request; the others are skipped, saying
- * why. The records are read a few at a time.
- */
+/** The candidates whose record proves them previews, by pull request; the others are skipped, saying why. */
 async function provenGroups(run, sweep, candidates, swept) {
     const limit = pLimit(RECORDS_AT_ONCE);
     const proofs = await Promise.all(candidates.map((c) => limit(() => notProven(run, sweep, c))));
@@ -81579,10 +81146,7 @@ async function provenGroups(run, sweep, candidates, swept) {
     });
     return [...groups.values()];
 }
-/**
- * Why the namespace is not known for the preview of pull request `number`, or undefined when the
- * record its host serves names a ref a deploy of that pull request builds (event.ts).
- */
+/** Why the namespace is not known as the preview of pull request `number`; undefined when its record says it is. */
 async function notProven(run, sweep, { number, host }) {
     const [ref, headRef] = [`refs/pull/${number}/merge`, `refs/pull/${number}/head`];
     if (!host)
@@ -81596,7 +81160,7 @@ async function notProven(run, sweep, { number, host }) {
     const built = record.ref === undefined ? 'names no ref' : `names ref ${record.ref}`;
     return `its record ${built}, not ${ref}: it is no preview of pull request #${number}`;
 }
-/** What GitHub says of each pull request but the current one: one listing, then a call for each not in it. */
+/** Each pull request but the current one: one listing, then a call for each not in it. */
 async function pullRequestStates(run, sweep, groups) {
     const states = new Map();
     const { github } = sweep;
@@ -81615,13 +81179,8 @@ async function pullRequestStates(run, sweep, groups) {
         }
     }
     for (const { number } of asked) {
-        const listed = open?.get(number);
-        if (listed) {
-            states.set(number, listed);
-            continue;
-        }
         try {
-            states.set(number, await github.pullRequest(number, run.signal));
+            states.set(number, open?.get(number) ?? (await github.pullRequest(number, run.signal)));
         }
         catch (error) {
             if (run.signal.aborted)
@@ -81661,11 +81220,9 @@ function decide(run, sweep, groups, states) {
 }
 
 ;// CONCATENATED MODULE: ./src/operations/preview-sweep.ts
-// A preview deploy sweeps the other previews, so that no schedule is needed: before it adds a preview
-// past max-previews, it retires the least recently deployed first (a freed domain makes room for its
-// own); as it ends, it retires what is provably done with (closed pull requests, previews past
-// preview-ttl or past the cap). Both are bounded in time and never fail the deploy: a sweep that stops
-// says so, and the next one (or the sweep action) finishes it.
+// A preview deploy sweeps the other previews, so that no schedule is needed: before it adds one past
+// max-previews (a freed domain makes room for its own), and as it ends. Both are bounded in time and
+// never fail the deploy: the next sweep finishes one that stops.
 
 
 
@@ -81675,11 +81232,7 @@ function decide(run, sweep, groups, states) {
 
 
 
-/**
- * The pull request a deploy previews: its namespace is named `<prefix><number>` (or
- * `<prefix><number>-<key>`) and it publishes there; on a pull request's run (`pullRequest`), only for
- * that number. Undefined for any other deploy, which sweeps nothing.
- */
+/** The pull request whose preview namespace a publishing deploy targets (on a pull request's run, only its own). */
 function previewOfDeploy(inputs, pullRequest) {
     const { target } = inputs;
     const nameId = targetNameId(target);
@@ -81688,13 +81241,12 @@ function previewOfDeploy(inputs, pullRequest) {
     const number = previewNumber(nameId, inputs.previews.prefix);
     return pullRequest === undefined || number === pullRequest ? number : undefined;
 }
-/** Before the deploy: when its preview is new and one more would pass max-previews, the oldest are retired. */
+/** Before the deploy: when its preview is new and would pass max-previews, the oldest are retired. */
 async function makeRoomForPreview(sweep) {
     if (sweep.inputs.previews.maxPreviews === undefined)
         return;
     await bounded(sweep, 'Make room for this preview (max-previews)', { incoming: true, onlyOverCap: true });
 }
-/** As the deploy ends: the other previews retired that are provably done with. */
 function sweepOtherPreviews(sweep) {
     return bounded(sweep, 'Sweep the other previews', {});
 }
@@ -81710,8 +81262,7 @@ async function bounded(sweep, title, mode) {
     try {
         return await logger.group(title, async () => {
             const { connection, target } = inputs;
-            const cdnDomain = target.kind === 'none' ? undefined : target.cdnDomain;
-            const basicAuth = target.kind === 'none' ? undefined : target.basicAuth;
+            const { cdnDomain, basicAuth } = target.kind === 'none' ? {} : target;
             const swept = await sweepPreviews(run, {
                 gameId: connection.gameId,
                 apiUrl: connection.apiUrl,
@@ -81760,25 +81311,22 @@ function sweptLine(swept, askedGitHub) {
 }
 
 ;// CONCATENATED MODULE: ./src/operations/promote.ts
-// Promotion from another namespace: the build it serves, read and proven before anything is written,
-// moved onto the target's own config (`promote: build`), or its whole version (`promote: version`).
+// Promotion from another namespace: the build it serves, proven before anything is written, moved onto
+// the target's own config (`promote: build`), or its whole version (`promote: version`).
 
 
 
 
 
 const PROMOTE_CHOICES = ['build', 'version'];
-/** The account's words for a promoted build: "build sha256:… (commit abc1234)". */
+/** "build sha256:… (commit abc1234)" */
 function describeBuild(build) {
     if (!build.served)
         return `site ${build.siteId}`;
     const { digest, commit } = build.served.record;
     return `build ${digest}${commit ? ` (commit ${commit.slice(0, 7)})` : ''}`;
 }
-/**
- * Reads what `from` serves and refuses, before anything is written, a source that serves no build (no
- * site in its version, no record of ours on its host) or not the build expected.
- */
+/** Refuses, before anything is written, a source that serves no build we can prove, or not the one expected. */
 async function readPromotedBuild(run, inputs, from, sourceUrl) {
     const version = await readVersion(run.client, inputs.gameId, from.version_id);
     const siteId = version.config.cdn?.site_id;
@@ -81791,8 +81339,7 @@ async function readPromotedBuild(run, inputs, from, sourceUrl) {
             throw new ServiceStateError(`${what}, but which build it is cannot be read: the service names no CDN domain (set ${inputName(table_Input.CdnDomain)})`);
         return { from, version, siteId, served: undefined };
     }
-    const options = hostOptionsOf(run, inputs.authorization);
-    const served = await readServedRecord(sourceUrl, options);
+    const served = await readServedRecord(sourceUrl, hostOptionsOf(run, inputs.authorization));
     if ('absent' in served)
         throw new ServiceStateError(`${what}, but ${noRecord(sourceUrl, served.absent)}`);
     checkExpected(inputs, served, from);
@@ -81821,15 +81368,12 @@ function expectedOfBuild(build) {
     const { record, bytes } = build.served;
     return { files: record.files, record: { path: RECORD_PATH, size: bytes.size, sha256: bytes.sha256 } };
 }
-/**
- * The target's own config with the build's site and routes: the version to publish, created once
- * validated, or the target's current one when it already serves them.
- */
+/** The target's own config with the build's site and routes: created once validated, or the current one. */
 async function buildOnTarget(client, gameId, target, build, versions, logger) {
     const current = await readVersion(client, gameId, target.version_id);
     const routes = build.version.config.cdn?.routes ?? undefined;
     const config = deployConfig(current.config, build.siteId, routes);
-    if (sameCdn(current.config, config))
+    if (sameJson(current.config.cdn, config.cdn))
         return { versionId: current.version_id, displayName: current.display_name, created: false };
     const wanted = promotedName(target.name_id, build.version.display_name);
     const name = await versionName(client, gameId, wanted, versions);
@@ -81839,31 +81383,24 @@ async function buildOnTarget(client, gameId, target, build, versions, logger) {
         `('${current.display_name}'), with the site and routes of ${build.from.name_id}'s '${build.version.display_name}'`);
     return { ...made, created: true };
 }
-function sameCdn(a, b) {
-    return JSON.stringify(a.cdn ?? null) === JSON.stringify(b.cdn ?? null);
+function sameJson(a, b) {
+    return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 }
 /** Display names are at most 128 bytes: past that, the service reserves one. */
 function promotedName(targetNameId, sourceName) {
     const name = `${targetNameId} from ${sourceName}`;
     return Buffer.byteLength(name) <= 128 ? name : targetNameId;
 }
-/**
- * `promote: version`: the parts of the target's config that publishing the source's whole version
- * would replace (`matchmaker`, `kv`, `identity`), beyond the build (its CDN config).
- */
-function revertedConfig(targetConfig, sourceConfig) {
-    const keys = new Set([...Object.keys(targetConfig), ...Object.keys(sourceConfig)]);
+/** `promote: version`: the parts of the target's config beyond `cdn` that the source's version replaces. */
+function revertedConfig(target, source) {
+    const value = (config, key) => config[key];
+    const keys = new Set([...Object.keys(target), ...Object.keys(source)]);
     keys.delete('cdn');
-    return [...keys]
-        .sort()
-        .filter((key) => JSON.stringify(targetConfig[key] ?? null) !==
-        JSON.stringify(sourceConfig[key] ?? null));
+    return [...keys].sort().filter((key) => !sameJson(value(target, key), value(source, key)));
 }
 
 ;// CONCATENATED MODULE: ./src/operations/publish.ts
-// The publish operation: promotion and rollback. Sets which version a namespace serves, without
-// uploading anything: a version id, `previous` (the one published before the current), or the build
-// another namespace serves (promote.ts).
+// The publish operation: promotion and rollback, uploading nothing.
 
 
 
@@ -81916,7 +81453,9 @@ const publishOperation = {
         journal.push(`read game ${game.name_id}`);
         const cdnDomain = await resolveCdnDomain(client, inputs.cdnDomain, inputs.apiUrl, logger);
         const urlOf = (ns) => cdnDomain && namespaceUrl(cdnDomain, game.name_id, ns.name_id);
-        const target = findNamespace(game.namespaces, inputs.namespace, inputs.gameId);
+        const target = 'id' in inputs.namespace
+            ? findNamespace(game.namespaces, inputs.gameId, table_Input.NamespaceId, inputs.namespace.id)
+            : findNamespace(game.namespaces, inputs.gameId, table_Input.Namespace, inputs.namespace.nameId);
         const url = urlOf(target);
         const promotion = 'fromNamespace' in inputs.source
             ? await promote(run, inputs, { game, target, from: inputs.source.fromNamespace, urlOf }, journal)
@@ -81967,16 +81506,7 @@ const publishOperation = {
                     journal.push(liveCell({ verification: seen, published }));
             },
         });
-        return {
-            namespace: target,
-            versionId,
-            versionName: version.display_name,
-            replacedVersionId: target.version_id,
-            changed,
-            url,
-            verification,
-            promoted: promotion && { build: promotion.build, what: promotion.what, reverted: promotion.reverted },
-        };
+        return { ...published, namespace: target, changed, verification, promoted: promotion };
     },
     outputs(result) {
         const record = result.promoted?.build.served?.record;
@@ -82022,14 +81552,15 @@ function promotedRows(promoted, target) {
         ['Config', config],
     ];
 }
-function findNamespace(namespaces, wanted, gameId) {
-    const found = namespaces.find((ns) => 'id' in wanted ? ns.namespace_id === wanted.id : ns.name_id === wanted.nameId);
+function findNamespace(namespaces, gameId, input, value) {
+    const found = namespaces.find((ns) => (input === table_Input.NamespaceId ? ns.namespace_id : ns.name_id) === value);
     if (found)
         return found;
-    const [input, value] = 'id' in wanted ? [table_Input.NamespaceId, wanted.id] : [table_Input.Namespace, wanted.nameId];
-    throw new ServiceStateError(`${inputName(input)} '${value}' is not a namespace of game ${gameId}: it has ${describeNamespaces(namespaces)}`);
+    const has = namespaces.length
+        ? namespaces.map((ns) => `${ns.name_id} (${ns.namespace_id})`).join(', ')
+        : 'no namespace';
+    throw new ServiceStateError(`${inputName(input)} '${value}' is not a namespace of game ${gameId}: it has ${has}`);
 }
-/** A version id, or 'previous' from the target's history. */
 async function publish_chooseVersion(client, inputs, namespaces, target) {
     const { source } = inputs;
     if ('versionId' in source)
@@ -82059,9 +81590,7 @@ function readPromote(get) {
 async function promote(run, inputs, place, journal) {
     const { client, logger } = run;
     const { game, target } = place;
-    const from = game.namespaces.find((ns) => ns.name_id === place.from);
-    if (!from)
-        throw new ServiceStateError(`${inputName(table_Input.FromNamespace)} '${place.from}' is not a namespace of game ${inputs.gameId}: it has ${describeNamespaces(game.namespaces)}`);
+    const from = findNamespace(game.namespaces, inputs.gameId, table_Input.FromNamespace, place.from);
     const { what } = inputs.promote;
     const build = await readPromotedBuild(run, { ...inputs.promote, gameId: inputs.gameId }, from, place.urlOf(from));
     journal.push(`read what ${from.name_id} serves: ${describeBuild(build)}`);
@@ -82080,15 +81609,8 @@ async function promote(run, inputs, place, journal) {
         journal.push(`created version '${made.displayName}' (${made.versionId})`);
     return { versionId: made.versionId, build, what, reverted: [] };
 }
-function describeNamespaces(namespaces) {
-    if (namespaces.length === 0)
-        return 'no namespace';
-    return namespaces.map((ns) => `${ns.name_id} (${ns.namespace_id})`).join(', ');
-}
 
 ;// CONCATENATED MODULE: ./src/operations/servers.ts
-// The servers operation: every game server of an environment that matches a tag filter, across the
-// service's pages.
 
 
 
@@ -82099,19 +81621,18 @@ const LIMIT_MAX = 1_000_000;
 /** Rows of the servers table in a report; the output always holds every server. */
 const REPORT_ROWS_MAX = 200;
 /**
- * Every matching server, newest first, following the service's cursor paging: the next page starts
- * after the id of the last server received. The service sends no continuation field and does not say
- * its page size, so the listing ends at an empty page, at a page shorter than an earlier one (the
- * service's "short page"), at a page holding nothing new, or at the limit.
+ * The next page starts after the id of the last server received. The service sends no continuation
+ * field and does not say its page size, so the listing ends at an empty page, at a page shorter than an
+ * earlier one (the service's "short page"), at a page holding nothing new, or at the limit.
  */
 async function listAllServers(client, options, logger, journal) {
     const servers = [];
     const seen = new Set();
     let cursor;
     let longest = 0;
+    const { gameId, environmentId, tags, includeDestroyed, limit } = options;
     for (let pages = 1;; pages++) {
-        const { tags, includeDestroyed } = options;
-        const page = (await client.listServers(options.gameId, options.environmentId, { tags, includeDestroyed, cursor })).servers;
+        const page = (await client.listServers(gameId, environmentId, { tags, includeDestroyed, cursor })).servers;
         const fresh = page.filter((server) => !seen.has(server.id));
         for (const server of fresh) {
             seen.add(server.id);
@@ -82124,10 +81645,8 @@ async function listAllServers(client, options, logger, journal) {
         }
         const last = page.at(-1);
         const ended = !last || fresh.length < page.length || page.length < longest;
-        if (options.limit !== undefined && servers.length >= options.limit) {
-            const limited = servers.length > options.limit || !ended;
-            return { servers: servers.slice(0, options.limit), pages, limited };
-        }
+        if (limit !== undefined && servers.length >= limit)
+            return { servers: servers.slice(0, limit), pages, limited: servers.length > limit || !ended };
         if (ended)
             return { servers, pages, limited: false };
         longest = page.length;
@@ -82170,12 +81689,13 @@ const serversOperation = {
                 ['Requests', String(result.pages)],
             ]),
         ];
-        if (result.servers.length) {
-            blocks.push(table(['Server', 'Datacenter', 'Tags', 'Created', 'Destroyed', 'Ports'], result.servers.slice(0, REPORT_ROWS_MAX).map(serverRow)));
+        const count = result.servers.length;
+        if (count) {
+            const rows = result.servers.slice(0, REPORT_ROWS_MAX).map(serverRow);
+            blocks.push(table(['Server', 'Datacenter', 'Tags', 'Created', 'Destroyed', 'Ports'], rows));
         }
-        if (result.servers.length > REPORT_ROWS_MAX) {
-            blocks.push(report_text(`The first ${REPORT_ROWS_MAX} of ${result.servers.length}; the ${ServersOutput.Servers} output holds every one.`));
-        }
+        if (count > REPORT_ROWS_MAX)
+            blocks.push(report_text(`The first ${REPORT_ROWS_MAX} of ${count}; the ${ServersOutput.Servers} output holds every one.`));
         return { title: `gamehost servers: ${result.environmentId}`, blocks };
     },
 };
@@ -82198,11 +81718,10 @@ function serverRow(server) {
     ];
 }
 function formatTags(tags) {
-    return (Object.entries(tags)
-        .map(([key, value]) => `${key}=${value}`)
-        .join(', ') || '—');
+    const pairs = Object.entries(tags).map(([key, value]) => `${key}=${value}`);
+    return pairs.join(', ') || '—';
 }
-/** The tag filter: a JSON object of string to string, as the service takes it; empty or {} is none. */
+/** Empty or {} is no filter. */
 function readTags(raw) {
     const json = raw.trim();
     if (!json)
@@ -82222,13 +81741,9 @@ function readTags(raw) {
 }
 
 ;// CONCATENATED MODULE: ./src/operations/sweep.ts
-// The sweep: retires the previews whose pull requests are closed (for when the deploy's `closed` run
-// never happened), those not deployed for longer than preview-ttl, and the least recently deployed past
-// max-previews. It retires only what it can prove is a preview (previews.ts): a namespace named
-// `<prefix><number>` (or `<prefix><number>-<key>`) whose site record names a ref of that pull request.
-// Any other (a release `v2` under prefix `v`, a preview without a record, a private one) is skipped,
-// saying why. A pull request GitHub cannot tell about fails the run at its end. Each preview deploy
-// runs the same sweep as it ends (preview-sweep.ts); this one is for a schedule, or by hand.
+// The sweep action and command, for a schedule or by hand (each preview deploy runs the same sweep as it
+// ends: preview-sweep.ts). It retires only what its record proves a preview (previews.ts): a release
+// `v2` under prefix `v` is skipped, saying why. A pull request GitHub cannot tell about fails the run.
 
 
 
@@ -82237,7 +81752,6 @@ function readTags(raw) {
 
 
 
-/** Each one's words in the report (a retired one's say why). */
 const OUTCOME_TEXT = {
     open: 'open: left as it is',
     kept: 'left as it is',
@@ -82336,8 +81850,6 @@ function stateText(p) {
 }
 
 ;// CONCATENATED MODULE: ./src/operations/validate.ts
-// The validate operation: the service's own verdict on a matchmaker config (against a namespace) and
-// on a group display name, for a pull-request check.
 
 
 
@@ -82384,11 +81896,10 @@ const validateOperation = {
             journal.push('group display name validated');
             run.logger.info(`Group display name '${groupDisplayName}': ${verdict(answer.errors.length)}`);
         }
-        if (errors.length && !inputs.failOnError) {
+        if (!inputs.failOnError)
             for (const problem of problems(errors))
                 run.logger.warning(problem.description, { title: problem.title });
-        }
-        return { matchmaker: inputs.matchmaker, groupDisplayName: inputs.groupDisplayName, errors };
+        return { matchmaker, groupDisplayName, errors };
     },
     outputs(result) {
         return { [ValidateOutput.Errors]: result.errors, [ValidateOutput.Valid]: result.errors.length === 0 };
@@ -82406,10 +81917,15 @@ const validateOperation = {
         if (result.groupDisplayName !== undefined)
             rows.push([`Group display name '${result.groupDisplayName}'`, verdict(count('group-display-name'))]);
         const blocks = [keyValueTable(rows)];
-        if (result.errors.length) {
-            blocks.push(heading('Errors'), table(['Validation', 'Path', 'Problem'], result.errors.map((error) => [error.validation, { code: error.path.join('.') }, error.message])));
-        }
         const n = result.errors.length;
+        if (n) {
+            const rows = result.errors.map((error) => [
+                error.validation,
+                { code: error.path.join('.') },
+                error.message,
+            ]);
+            blocks.push(heading('Errors'), table(['Validation', 'Path', 'Problem'], rows));
+        }
         return { title: `gamehost validate: ${n ? plural(n, 'error') : 'valid'}`, blocks };
     },
     failure(result, inputs) {
@@ -82427,7 +81943,7 @@ const validateOperation = {
 function verdict(errors) {
     return errors ? `invalid (${plural(errors, 'error')})` : 'valid';
 }
-/** One annotation per error: `lobby-count too high`, `group-display-name not unique`. */
+/** Titled `lobby-count too high`, `group-display-name not unique`. */
 function problems(errors) {
     return errors.map((error) => ({
         path: error.path,
@@ -82439,8 +81955,7 @@ function problems(errors) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/commands.ts
-// The CLI's subcommands: one per action, driving the same core (deploy.ts and the operations), and the
-// close of a preview. Their flags are the action's inputs, from the table of inputs.
+// The CLI's subcommands: one per action, driving the same core, and the close of a preview.
 
 
 
@@ -82673,13 +82188,13 @@ const SWEEP = {
 /** What the CLI asks GitHub for a sweep: which pull requests are open (GITHUB_API_URL, default api.github.com). */
 function cliGitHub(token, repository, dispatcher) {
     const apiUrl = process.env.GITHUB_API_URL;
+    const options = (signal) => ({ token, repository, apiUrl, dispatcher, signal });
     return {
-        pullRequest: (number, signal) => readPullRequestState({ token, repository, apiUrl, dispatcher, signal }, number),
-        openPullRequests: (signal) => listOpenPullRequests({ token, repository, apiUrl, dispatcher, signal }),
+        pullRequest: (number, signal) => readPullRequestState(options(signal), number),
+        openPullRequests: (signal) => listOpenPullRequests(options(signal)),
     };
 }
 const COMMANDS = [DEPLOY, SERVERS, LOBBY_LOGS, AVATARS, VALIDATE, PUBLISH, CLOSE, SWEEP];
-/** A subcommand that runs an operation: the same read, run, outputs and report as its action. */
 function operationCommand(operation, spec) {
     return {
         name: operation.name,
@@ -82700,7 +82215,7 @@ async function runOperationCommand(operation, flags, io) {
         };
     }, (error) => stoppedOutcome(error, error instanceof OperationStoppedError));
 }
-/** A run stopped midway (`stopped`): its failure, with nothing to report; anything else is thrown. */
+/** A run stopped midway: its failure, with nothing to report; anything else is thrown. */
 function stoppedOutcome(error, stopped) {
     if (!stopped)
         throw error;
@@ -82733,15 +82248,14 @@ function runContext(env) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/help.ts
-// The CLI's --help: the flags grouped as the README groups the inputs (required, common, advanced,
-// from the table of inputs), then the CLI's own; every line wrapped to the terminal's width (80
-// columns when standard output is not a terminal), examples continued with ` \` as a shell reads them.
+// The CLI's --help: the flags grouped as the README groups the inputs, then the CLI's own; lines wrapped
+// to the terminal's width, examples continued with ` \` as a shell reads them.
 
 
 const DEFAULT_WIDTH = 80;
 /** Below this, a terminal's width is not followed: nothing readable fits. */
 const MIN_WIDTH = 40;
-/** The longest flag label beside which its help starts; a longer one has its help on the next line. */
+/** A longer flag label has its help on the next line. */
 const LABEL_MAX = 30;
 const GROUP_TITLES = {
     required: 'Required flags:',
@@ -82753,10 +82267,7 @@ const EXIT_CODES = 'Exit codes: 0 success, 1 failure (of the service or what it 
 function helpWidth(stream = process.stdout) {
     return stream.isTTY && stream.columns ? Math.max(stream.columns, MIN_WIDTH) : DEFAULT_WIDTH;
 }
-/**
- * `text` as lines of at most `width` columns, broken between words; the first line starts with
- * `first`, the others with `rest` (an indent). A word longer than a line is cut.
- */
+/** Broken between words; a word longer than a line is cut. */
 function wrap(text, width, first = '', rest = first) {
     const lines = [];
     let line = first;
@@ -82780,10 +82291,9 @@ function wrap(text, width, first = '', rest = first) {
     lines.push(line);
     return lines;
 }
-/** A command line as a shell reads it, broken with ` \` and indented; quoted words kept whole. */
+/** Quoted words and a flag with its value kept whole. */
 function wrapCommand(command, width, indent = '  ') {
     const tokens = command.match(/'[^']*'|\S+/g) ?? [];
-    // A flag and its value stay on one line.
     const words = tokens.reduce((kept, token) => {
         const last = kept[kept.length - 1];
         if (last?.startsWith('--') && !last.includes(' ') && !token.startsWith('-'))
@@ -82810,12 +82320,10 @@ function wrapCommand(command, width, indent = '  ') {
 function label(f) {
     if (f.name === 'help')
         return '-h, --help';
-    // Booleans that default to true are turned off with --no-<name>.
     const name = f.negatable ? `[no-]${f.name}` : f.name;
     return `--${name}${f.value ? ` <${f.value}>` : ''}${f.type === 'list' ? ' ...' : ''}`;
 }
 function commandHelp(command, width = DEFAULT_WIDTH) {
-    // One column for the help of every group's flags.
     const column = Math.min(Math.max(...command.flags.map((f) => label(f).length)), LABEL_MAX) + 4;
     const groups = Object.keys(GROUP_TITLES).flatMap((group) => {
         const flags = command.flags.filter((f) => f.group === group);
@@ -82881,10 +82389,7 @@ function distance(a, b) {
 }
 /** Case and the separator do not count: `Site_Name` is `site-name`. */
 const normal = (word) => word.toLowerCase().replace(/_/g, '-');
-/**
- * The known name nearest to `word`, when it is near enough to be what was meant: at most a third of
- * its letters (and at least one) to change; undefined when none is, or two are equally near.
- */
+/** Near enough: at most a third of its letters (and at least one) to change; none when two are equally near. */
 function nearest(word, known) {
     const typed = normal(word);
     let best;
@@ -82900,22 +82405,16 @@ function nearest(word, known) {
     const allowed = Math.max(1, Math.floor(typed.length / 3));
     return best !== undefined && bestDistance <= allowed && !tie ? best : undefined;
 }
-/** ` Did you mean deploy?`, or nothing. */
 function didYouMean(word, known, show = (name) => name) {
     const found = nearest(word, known);
     return found === undefined ? '' : ` Did you mean ${show(found)}?`;
 }
 
 ;// CONCATENATED MODULE: ./src/cli/terminal.ts
-// The CLI's logger: plain lines for a CI log or a pipe; on a terminal, a live status line under the
-// log with a spinner, the phase's elapsed time and the upload's progress.
+// The CLI's logger: plain lines for a CI log or a pipe; on a terminal, a live status line under the log.
 
 
-/**
- * The periodic line of the upload (progress.ts): `Uploaded files n/N, x/y, rate, ETA`. On a terminal it
- * updates the status line instead of adding a line; the latest one goes into the log when another
- * line follows or the phase ends.
- */
+/** The upload's periodic line (progress.ts): on a terminal it updates the status line instead. */
 const PROGRESS_LINE = /^Uploaded files \d+\/\d+, /;
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 function terminalLogger(options) {
@@ -82934,7 +82433,6 @@ function terminalLogger(options) {
             stream.write('\r\x1b[2K');
         shown = false;
     };
-    // The status line: the phase beside a spinner, redrawn in place.
     const drawStatus = () => {
         if (!interactive || !phase)
             return;
@@ -82950,7 +82448,6 @@ function terminalLogger(options) {
     const write = (text) => stream.write(text.replace(/^/gm, '  '.repeat(depth)) + '\n');
     const line = (text) => {
         clearStatus();
-        // The progress shown in the status line goes into the log before the line that follows it.
         if (phase?.progress) {
             write(phase.progress);
             phase.progress = undefined;
@@ -82958,8 +82455,8 @@ function terminalLogger(options) {
         write(text);
         drawStatus();
     };
-    // Every message, title and group name is one inert line (visible()): no text, whatever its origin,
-    // can move the cursor, colour the terminal, or start a workflow command in a CI log that reads this.
+    // Every text passes visible(): none can move the cursor, colour the terminal, or start a workflow
+    // command in a CI log that reads this.
     return {
         info(message) {
             const text = untrusted_visible(message);
@@ -83003,7 +82500,7 @@ function terminalLogger(options) {
         close: stop,
     };
 }
-/** The phase, its seconds and progress, cut to the terminal's width so that it never wraps. */
+/** Cut to the terminal's width so that it never wraps. */
 function terminal_statusText(phase, now, columns) {
     const detail = phase.progress ? ` · ${phase.progress.replace(/^Uploaded /, '')}` : '';
     const status = `${phase.name} ${formatSeconds(now - phase.started)}${detail}`;
@@ -83014,10 +82511,8 @@ function titled(message, annotation) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/index.ts
-// gamehost: the command-line client, for CI systems other than GitHub Actions and for laptops. Each
-// subcommand drives the same core as the action of the same name (commands.ts); its flags are the
-// action's input names, and its messages name them as flags (`--namespace staging`). Exit codes: 0
-// success, 1 failure (of the service or of what it holds), 2 bad usage.
+// gamehost: the command-line client. Each subcommand drives the same core as the action of its name,
+// and its messages name the inputs as flags (`--namespace staging`).
 
 
 
@@ -83038,7 +82533,7 @@ const EMULATOR = { name: 'emulator', summary: 'Run a local emulator of the servi
 const cli_VERSION = { name: 'version', summary: "Print gamehost's version (also -v, --version)" };
 const HELP_WORDS = new Set(['help', '--help', '-h']);
 const VERSION_WORDS = new Set(['version', '--version', '-v', '-V']);
-/** Runs the CLI with its arguments; resolves with the exit code (undefined: the emulator runs on). */
+/** Undefined: the emulator runs on. */
 async function main(args) {
     nameInputsAs(FLAG_NAMING);
     // Every text written from here on is redacted: the run's secrets are registered once its flags are read.
@@ -83073,12 +82568,11 @@ async function main(args) {
     // A --json before the command is the command's all the same.
     return runCommand(command, json && !rest.includes('--json') ? [...rest, '--json'] : rest);
 }
-/** The command's name, past any --json before it (`gamehost --json deploy`), and its arguments. */
+/** Past any --json before it (`gamehost --json deploy`). */
 function commandWord(args) {
     const at = args.findIndex((arg) => arg !== '--json');
     return at === -1 ? { name: undefined, rest: [] } : { name: args[at], rest: args.slice(at + 1) };
 }
-/** A line naming what was wrong and where --help is, and with --json the error as the document. */
 function usageError(message, json) {
     write('stderr', `gamehost: ${message}\nRun 'gamehost --help' for the commands.\n`);
     if (json)
@@ -83127,7 +82621,7 @@ const PARSED_AS = {
     string: { type: 'string' },
 };
 const HELP_OPTION = { type: 'boolean', short: 'h' };
-/** The flags, as the command's table of flags types them; an unknown one is named with the nearest known. */
+/** An unknown flag is named with the nearest known. */
 function parseFlags(command, args) {
     const options = Object.fromEntries(command.flags.map((f) => [f.name, f.name === 'help' ? HELP_OPTION : PARSED_AS[f.type]]));
     const known = command.flags.map((f) => f.name);

@@ -48899,7 +48899,6 @@ function getIDToken(aud) {
 
 //# sourceMappingURL=core.js.map
 ;// CONCATENATED MODULE: ./src/common/format.ts
-/** `1 file`, `2 files`. */
 function plural(count, noun) {
     return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
@@ -48907,7 +48906,6 @@ function plural(count, noun) {
 function listSome(list, shown) {
     return `${list.slice(0, shown).join(', ')}${list.length > shown ? `, and ${list.length - shown} more` : ''}`;
 }
-/** The text with its first letter a capital: the start of a sentence. */
 function capital(text) {
     return text.charAt(0).toUpperCase() + text.slice(1);
 }
@@ -48954,10 +48952,8 @@ function clip(text, max) {
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/common/network.ts
-// The one classifier of network failures: what a request that got no answer ran into (a refused or
-// unreachable host, a name that does not resolve, a refused certificate, a connection lost, no file
-// descriptor left), read from the `code`s of the error and its causes (undici's sit in the cause).
-// The API client, seen-live, the private-host wait, the uploader and the GitHub calls all ask here.
+// The one classifier of network failures, read from the `code`s of the error and its causes (undici's
+// sit in the cause).
 /** The code of a request aborted past its overall deadline (the API client's DeadlineError). */
 const DEADLINE_EXCEEDED = 'GAMEHOST_DEADLINE_EXCEEDED';
 const KINDS = {
@@ -48981,7 +48977,6 @@ const KINDS = {
     ENFILE: 'descriptors',
 };
 const TLS_CODE = /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/;
-/** The `code`s of an error and its causes, outermost first. */
 function errorCodes(error) {
     const codes = [];
     for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause, depth++) {
@@ -48994,7 +48989,7 @@ function errorCodes(error) {
 function kindOf(code) {
     return Object.hasOwn(KINDS, code) ? KINDS[code] : TLS_CODE.test(code) ? 'tls' : undefined;
 }
-/** What network failure `error` is (its outermost known code), or undefined when it is none. */
+/** The outermost known code's failure. */
 function networkFailure(error) {
     for (const code of errorCodes(error)) {
         const kind = kindOf(code);
@@ -49015,10 +49010,8 @@ const isUnreachable = (error) => isFailureOf(error, 'refused', 'dns-again', 'dns
 const isOutOfDescriptors = (error) => isFailureOf(error, 'descriptors');
 
 ;// CONCATENATED MODULE: ./src/common/retry.ts
-// The one retry engine: backoff with jitter, the wait a service asks for, a bound on the time spent
-// and a deadline, and the run's signal. Each caller gives only its classifier (what a failure is
-// worth: a retry, a retry after a given wait, or none) and its attempt; clock, sleep and randomness
-// are injectable, so tests decide on events and take milliseconds.
+// The one retry engine: backoff with jitter, the wait a service asks for, a bound on the time spent,
+// a deadline and the run's signal. Each caller gives only its classifier and its attempt.
 
 
 
@@ -49037,10 +49030,7 @@ function gaveUpNote(gaveUp) {
                 `longer than the ${Math.round(gaveUp.maxRetryAfterMs / 1000)} s allowed; not retried)`);
     }
 }
-/**
- * The last error of a call whose retries stopped, made again saying how: an error that knows how to
- * (its own `afterRetries`, as the API's errors do), else a plain Error with the note and the cause.
- */
+/** The last error made again saying how its retries stopped: by its own `afterRetries` when it has one. */
 function afterRetries(error, gaveUp) {
     const own = error?.afterRetries;
     if (typeof own === 'function')
@@ -49067,17 +49057,12 @@ function retryPolicy(overrides = {}) {
     };
     return policy;
 }
-/** Exponential backoff with jitter: between half and all of base * 2^attempt, capped. */
+/** Between half and all of base * 2^attempt, capped. */
 function backoffDelay(attempt, policy) {
     const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
     return Math.round(ceiling / 2 + (policy.random() * ceiling) / 2);
 }
-/**
- * What follows a failed attempt (`index` 0 for the first; `startedAt` and `now` on RetryPolicy.now):
- * a retry after its wait, unless the caller says no, the retries are spent, the service asks for a
- * wait longer than allowed, or the retry would start past maxElapsedMs or deadlineAt. A failure with
- * `gaveUp` is made again saying how its retries stopped.
- */
+/** What follows a failed attempt (`index` 0 for the first; `startedAt` and `now` on RetryPolicy.now). */
 function decideRetry(verdict, state, policy) {
     if (verdict === false)
         return { kind: 'fail', gaveUp: undefined };
@@ -49097,25 +49082,16 @@ function decideRetry(verdict, state, policy) {
     }
     const waitMs = asked === undefined ? backoffDelay(state.index, policy) : asked + policy.random() * 250;
     const elapsedMs = state.now - state.startedAt;
-    const late = outOfTime(attempts, elapsedMs, waitMs, policy);
-    if (late)
-        return { kind: 'fail', gaveUp: late };
-    if (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt) {
-        const maxElapsedMs = Math.max(0, policy.deadlineAt - state.startedAt);
-        return { kind: 'fail', gaveUp: { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs } };
-    }
+    const outOfTime = (maxElapsedMs) => ({ kind: 'fail', gaveUp: { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs } });
+    if (elapsedMs + waitMs > policy.maxElapsedMs)
+        return outOfTime(policy.maxElapsedMs);
+    if (policy.deadlineAt !== undefined && state.now + waitMs > policy.deadlineAt)
+        return outOfTime(Math.max(0, policy.deadlineAt - state.startedAt));
     return { kind: 'retry', waitMs };
 }
-/** A retry that would wait `waitMs` after `elapsedMs` starts past maxElapsedMs: the GaveUp that says so. */
-function outOfTime(attempts, elapsedMs, waitMs, policy) {
-    if (elapsedMs + waitMs <= policy.maxElapsedMs)
-        return undefined;
-    return { kind: 'out-of-time', attempts, elapsedMs, maxElapsedMs: policy.maxElapsedMs };
-}
 /**
- * Runs `attempt` until it succeeds or decideRetry says to fail. Logs each retry with `describe` (never
- * a URL: presigned URLs are credentials) and the retries `retriesFor` the error (default the
- * policy's). A failure after retries is the last error made again with how they stopped.
+ * Logs each retry with `describe` (never a URL: presigned URLs are credentials) and the retries
+ * `retriesFor` the error (default the policy's).
  */
 async function withRetries(describe, attempt, classify, policy, logger, retriesFor = () => policy.retries) {
     const startedAt = policy.now();
@@ -49131,8 +49107,10 @@ async function withRetries(describe, attempt, classify, policy, logger, retriesF
             const decision = decideRetry(classify(error, now), { index, startedAt, now }, policy);
             if (decision.kind === 'fail')
                 throw decision.gaveUp ? afterRetries(error, decision.gaveUp) : error;
-            const wait = (decision.waitMs / 1000).toFixed(1);
-            logger.info(`${withSubject(describe, shortReason(error))}; retry ${index + 1} of ${retriesFor(error)} in ${wait} s`);
+            const reason = shortReason(error);
+            // A part's error names its file already.
+            const what = reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`;
+            logger.info(`${what}; retry ${index + 1} of ${retriesFor(error)} in ${formatSeconds(decision.waitMs)}`);
             await abortable(policy.sleep(decision.waitMs, policy.signal), policy.signal);
         }
     }
@@ -49149,10 +49127,6 @@ function abortable(promise, signal) {
         void promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
     });
 }
-/** `what: reason`, unless the reason already names what failed (a part's error names its file). */
-function withSubject(describe, reason) {
-    return reason.startsWith(`${describe}: `) ? reason : `${describe}: ${reason}`;
-}
 function shortReason(error) {
     const { status, code: serviceCode } = error;
     if (typeof status === 'number' && typeof serviceCode === 'string')
@@ -49165,7 +49139,6 @@ function shortReason(error) {
 ;// CONCATENATED MODULE: ./src/api/errors.ts
 
 
-/** What the service said when it refused a call: status, code, message, ray id and documentation. */
 class ServiceError extends Error {
     status;
     code;
@@ -49174,7 +49147,7 @@ class ServiceError extends Error {
     metadata;
     retryAfter;
     concern;
-    /** The inputs the message says to check: a re-run with the same inputs most likely fails the same way. */
+    /** The inputs the message says to check: a re-run with the same ones most likely fails the same way. */
     inputs;
     gaveUp;
     #init;
@@ -49212,7 +49185,7 @@ class ServiceError extends Error {
         return new ServiceError({ ...this.#init, gaveUp });
     }
 }
-/** The dotted paths in a VALIDATION_ERROR's metadata ({ errors: [{ path }] }); empty for any other. */
+/** The dotted paths in a VALIDATION_ERROR's metadata ({ errors: [{ path }] }). */
 function validationPaths(metadata) {
     const errors = metadata?.errors;
     if (!Array.isArray(errors))
@@ -49227,14 +49200,12 @@ class errors_UsageError extends Error {
     name = 'UsageError';
 }
 /**
- * An input the service's state refuses, found by asking it: an id not in the game, no version to roll
- * back to, a domain another namespace holds. The input to fix is named as in a UsageError, but the
- * usage was right: the CLI exits 1 (a failure), not 2 (bad usage).
+ * An input the service's state refuses (an id not in the game, a domain another namespace holds): the
+ * usage was right, so the CLI exits 1 (a failure), not 2 (bad usage).
  */
 class ServiceStateError extends (/* unused pure expression or super */ null && (errors_UsageError)) {
     name = 'ServiceStateError';
 }
-/** The matchmaker config (or another validated value) that the service's rules reject. */
 class ValidationFailedError extends Error {
     name = 'ValidationFailedError';
     problems;
@@ -49245,14 +49216,11 @@ class ValidationFailedError extends Error {
         this.problems = problems;
     }
 }
-/** An answer of the service that is not what its operation promises: the field named, or too large. */
+/** An answer that is not what its operation promises: the field named, or too large. */
 class UnexpectedAnswerError extends Error {
     name = 'UnexpectedAnswerError';
 }
-/**
- * A request that got no complete answer, named by operation and host ("no answer within 30 s"
- * rather than undici's "Headers Timeout Error"); the cause keeps undici's error and its code.
- */
+/** A request that got no complete answer; the cause keeps undici's error and its code. */
 class NetworkError extends Error {
     name = 'NetworkError';
     inputs;
@@ -49305,15 +49273,11 @@ const SITE_BYTES_LIMIT = 1_000_000_000;
 /** Part size of a CDN site's multipart files (5 MiB or more, since v24.6): the emulator plans with it. */
 const PART_SIZE = (/* unused pure expression or super */ null && (100 * 1024 * 1024));
 const MAX_PARTS = 10_000;
-/**
- * The store keeps each file of a site at the key `<upload_id>/<path>`, and a key is at most 1,024
- * bytes of UTF-8 (S3's limit): the upload id is a UUID, so a path may have 1,024 - 37 bytes.
- */
+/** The store keeps each file at the key `<upload_id>/<path>`, at most 1,024 bytes (S3's limit). */
 const OBJECT_KEY_MAX_BYTES = 1024;
 const UPLOAD_KEY_PREFIX_BYTES = '00000000-0000-0000-0000-000000000000/'.length;
 const SITE_PATH_MAX_BYTES = OBJECT_KEY_MAX_BYTES - UPLOAD_KEY_PREFIX_BYTES;
 const NAME_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
-/** Every id of the service. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DOMAIN = /^[0-9a-z.-]+$/;
 function isI32(value) {
@@ -49333,10 +49297,7 @@ function rules_nameIdProblems(nameId) {
         return ['too-long', 'invalid'];
     return NAME_ID.test(nameId) ? [] : ['invalid'];
 }
-/**
- * Problems of a display name: 1 to maxBytes bytes of UTF-8, the only whitespace a single space that
- * is neither leading, trailing nor doubled.
- */
+/** The only whitespace a single space that is neither leading, trailing nor doubled. */
 function displayNameProblems(name, maxBytes = DISPLAY_NAME_MAX_BYTES) {
     const bytes = Buffer.byteLength(name, 'utf8');
     if (bytes < 1)
@@ -49382,7 +49343,7 @@ function matchmakerConfigProblems(lobbyCountMax, maxPlayers) {
     }
     return errors;
 }
-/** Why the service refuses a tag filter (a JSON object of string to string); undefined when it takes it. */
+/** Why the service refuses a tag filter (a JSON object of string to string). */
 function serverTagsProblem(tags) {
     if (typeof tags !== 'object' || tags === null || Array.isArray(tags))
         return 'expected a JSON object of string to string';
@@ -49403,18 +49364,15 @@ function bytesBetween(text, min, max) {
     const bytes = Buffer.byteLength(text, 'utf8');
     return bytes >= min && bytes <= max;
 }
-/** The service's rule: 1 to 255 of `[0-9a-z.-]`, so no protocol or path. */
 function rules_isValidDomain(domain) {
     return domain.length >= 1 && domain.length <= DOMAIN_MAX && DOMAIN.test(domain);
 }
-/** The longest host name DNS can carry (RFC 1035, written without the root's trailing dot), and its labels. */
+/** RFC 1035, written without the root's trailing dot. */
 const HOST_NAME_MAX = 253;
 const HOST_LABEL_MAX = 63;
 /**
- * Why a domain the service would take (isValidDomain) still cannot work as a host name, or undefined
- * when it can: labels of 1 to 63 characters of a-z, 0-9 and hyphens, none at a label's start or end,
- * at most 253 characters in all, no trailing dot (the service would keep it as another domain). The
- * client checks it; the service, and so the emulator, checks only isValidDomain.
+ * Why a domain the service would take (isValidDomain) still cannot work as a host name. The client
+ * checks it; the service, and so the emulator, checks only isValidDomain.
  */
 function hostNameProblem(domain) {
     if (domain.endsWith('.') && domain.length > 1)
@@ -49457,15 +49415,12 @@ function describeValidationPath(path) {
     };
     return known[key] ?? `invalid value at ${key}`;
 }
-/** A short title for a validation error path: `lobby-count too high`. */
+/** `lobby-count too high`. */
 function validationTitle(path) {
     const [field, ...rest] = path;
     return rest.length ? `${field} ${rest.join(' ').replace(/-/g, ' ')}` : (field ?? '').replace(/-/g, ' ');
 }
-/**
- * The [byte_offset, content_length] parts a service that cuts files of `threshold` bytes or more
- * answers for a file. The client never plans with it: it uploads what the service's answer lists.
- */
+/** The parts the service answers for a file. The client never plans with it: it uploads what is listed. */
 function planParts(size, threshold, partSize = PART_SIZE) {
     if (size < threshold)
         return [[0, size]];
@@ -49476,23 +49431,15 @@ function planParts(size, threshold, partSize = PART_SIZE) {
 }
 
 ;// CONCATENATED MODULE: ./src/common/secrets.ts
-// The one redactor of a run. The faces register every secret of the run (the secret inputs, the
-// password of basic-auth, credentials in api-url) as they read their inputs, and every text that leaves
-// the process passes redact(): visible() (the first step of every escaping in untrusted.ts) calls it, so
-// a secret is gone before any escaping, and each face's writers (its streams, job summary, outputs,
-// the bodies it sends to GitHub) call it again on what they write, so that nothing can bypass it.
-/** What the runner's masking shows. */
+// The one redactor of a run. The faces register every secret as they read their inputs; visible()
+// calls redact() before any escaping, and each face's writers (streams, job summary, outputs, bodies
+// sent to GitHub) call it again on what they write, so that nothing can bypass it.
 const REDACTED = '***';
 /** Shorter values are not secrets worth redacting: they would blank ordinary words of the log. */
 const MIN_SECRET_LENGTH = 4;
 /** A base64 run shorter than this is too short to stand for the secret inside a longer encoding. */
 const MIN_BASE64_CORE = 8;
-/**
- * The forms a secret travels in, besides itself: base64 (standard and URL-safe, whole and as it shows
- * inside a longer encoding, e.g. `user:password` in a Basic header), URL-encoded, Markdown-escaped (as
- * untrusted.ts's markdownText and markdownCode escape), JSON-escaped, HTML-escaped, and escaped as
- * @actions/core escapes a workflow command's message and properties.
- */
+/** The forms a secret travels in: base64 (inside a longer encoding too), URL, Markdown, JSON, HTML, workflow command. */
 function secretForms(secret) {
     const forms = [
         secret,
@@ -49543,7 +49490,6 @@ function htmlEscaped(secret, apostrophe) {
 class Secrets {
     #forms = new Set();
     #pattern;
-    /** Registers a secret (an empty or too short value is ignored). */
     add(secret) {
         if (!secret || secret.length < MIN_SECRET_LENGTH)
             return;
@@ -49556,7 +49502,7 @@ class Secrets {
     redact(text) {
         return this.#pattern ? text.replace(this.#pattern, REDACTED) : text;
     }
-    /** Every string in a JSON-like value redacted: arrays and plain objects copied, anything else kept. */
+    /** Arrays and plain objects copied with their strings redacted, anything else kept. */
     redactValue(value) {
         if (typeof value === 'string')
             return this.redact(value);
@@ -49573,19 +49519,17 @@ class Secrets {
 function escapeRegExp(text) {
     return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
-/** One process runs one action or one command. */
 const runSecrets = new Secrets();
 function secrets_redact(text) {
     return runSecrets.redact(text);
 }
-/** A secret as a line that shows the inputs gives it: masked when set, empty when not. */
+/** As a line that shows the inputs gives it. */
 function secrets_masked(secret) {
     return secret ? REDACTED : '';
 }
 const guarded = new WeakSet();
 /**
- * Makes every text written to the stream (stdout, stderr) pass redact(): a face's last writer, which
- * no line, annotation or report reaches the terminal or the runner's log without. Bytes (a Buffer) are
+ * Makes every text written to the stream pass redact(): a face's last writer. Bytes (a Buffer) are
  * written as they are: they are not text of ours (the test runner's protocol, for one).
  */
 function redactWrites(stream) {
@@ -49599,10 +49543,8 @@ function redactWrites(stream) {
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __nccwpck_require__(7975);
 ;// CONCATENATED MODULE: ./src/common/input-naming.ts
-// How a message names an input: in the face's words. The action's user writes `namespace: staging`
-// in a workflow, the CLI's user `--namespace staging` on a command line. Messages are made where a
-// problem is found, far from the face, so the face says once, as it starts, how inputs are named,
-// and every message naming an input names it through inputName, inputAssignment or inputSource.
+// How a message names an input, in the face's words (`namespace: staging`, `--namespace staging`).
+// Messages are made far from the face, so the face says once, as it starts, how inputs are named.
 const ACTION_NAMING = {
     name: (input) => input,
     assignment: (input, value) => `${input}: ${value}`,
@@ -49616,7 +49558,7 @@ function nameInputsAs(face) {
 const input_naming_inputName = (input) => naming.name(input);
 const input_naming_inputAssignment = (input, value) => naming.assignment(input, value);
 const inputSource = (input) => naming.source(input);
-/** `a`, `a and b`, `a, b and c`: inputs named in one sentence. */
+/** `a`, `a and b`, `a, b and c`. */
 function inputList(inputs) {
     const names = inputs.map(input_naming_inputName);
     return names.length < 2
@@ -49625,10 +49567,8 @@ function inputList(inputs) {
 }
 
 ;// CONCATENATED MODULE: ./src/common/timeouts.ts
-// Every time limit of a run: those derived once from `request-timeout` (the API client and the
-// upload's PUTs read them from here, so changing what the input means is one edit), the bounds of the
-// inputs that set one, and the fixed ones (GitHub's calls, an operation's deadline, the smoke test's
-// page load and browser, git's answer to the CLI); and `within`, which holds a call to one.
+// Every time limit of a run: those derived from `request-timeout` (so changing what the input means is
+// one edit), the bounds of the inputs that set one, and the fixed ones.
 const systemClock = { now: () => Date.now() };
 const systemTimer = {
     after(ms, callback) {
@@ -49640,10 +49580,8 @@ const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 const MAX_REQUEST_TIMEOUT_SECONDS = 3600;
 const MAX_RETRY_AFTER_SECONDS = 3600;
 /**
- * How long a publish may take to be served at its URL. The CDN's router polls its configuration
- * every 2.5 s, but only after a queued worker has rebuilt it, and that queue is shared: minutes, not
- * seconds, is what a busy service can take. Five minutes covers it, and still ends a run whose build
- * is never served well within a CI job's time.
+ * The CDN's router polls its configuration every 2.5 s, but only after a shared queue's worker has
+ * rebuilt it: a busy service takes minutes. Five cover it, well within a CI job's time.
  */
 const DEFAULT_VERIFY_TIMEOUT_SECONDS = 300;
 const timeouts_MAX_VERIFY_TIMEOUT_SECONDS = 3600;
@@ -49652,48 +49590,34 @@ const DEFAULT_SMOKE_TEST_SECONDS = 3;
 const MAX_SMOKE_TEST_SECONDS = 120;
 /** How long the page may take to load: the seen-live bound, since the host already served it. */
 const PAGE_LOAD_TIMEOUT_MS = 60_000;
-/**
- * How long the smoke test's browser or page may take to answer one call once the watch is over, and
- * how long the browser may stay silent while the page is watched before it is said to have stopped
- * answering: a busy runner answers in well under a second.
- */
+/** A smoke test's browser call, or its silence while a page is watched: a busy runner answers within 1 s. */
 const BROWSER_ANSWER_MS = 5_000;
 /** The bound of any one call to the browser the driver makes (puppeteer's protocolTimeout). */
 const BROWSER_CALL_TIMEOUT_MS = 30_000;
 /** How long the browser is given to close before its processes are killed, and then to be gone. */
 const BROWSER_CLOSE_MS = 3_000;
-/** How long the program named as the browser has to say what it is (its answer to --version). */
+/** The browser's answer to --version. */
 const BROWSER_VERSION_TIMEOUT_MS = 5_000;
 /**
- * An operation's deadline unless GAMEHOST_DEADLINE_SECONDS says otherwise: ten minutes, more than one
- * call can take at the default limits (retries stop 3 min after its first attempt, and the last
- * attempt may take the 3 min of an API call's deadline), less than a job waits for a listing.
+ * Unless GAMEHOST_DEADLINE_SECONDS says otherwise: more than one call can take at the default limits
+ * (retries stop after 3 min, and the last attempt may take 3 min more), less than a job waits.
  */
 const OPERATION_DEADLINE_MS = 10 * 60_000;
 /** A GitHub call not told otherwise: a hung call never holds the run. */
 const GITHUB_CALL_TIMEOUT_MS = 30_000;
-/**
- * The sticky comment never fails a deploy: each of its calls is abandoned after this, and tried again
- * after a first delay (doubled for each next one) within one budget for all of them.
- */
+/** The sticky comment never fails a deploy: a call is abandoned after this, retried within a budget. */
 const COMMENT_CALL_TIMEOUT_MS = 15_000;
 const COMMENT_RETRY_DELAY_MS = 1_000;
 const COMMENT_BUDGET_MS = 60_000;
 /**
- * A preview deploy's sweep of the other previews starts no retirement after this, and is cut off as
- * long again after it (the retirement under way ends): a retirement is a few calls and its closed page
- * seen served (seconds), so a minute retires a dozen or so; what is left, the next preview deploy's
- * sweep (or the sweep action) retires.
+ * A preview deploy's sweep starts no retirement after this, and is cut off as long again after it: a
+ * retirement takes seconds, so a minute retires a dozen or so; the next sweep retires the rest.
  */
 const PREVIEW_SWEEP_BUDGET_MS = 60_000;
 /** GitHub kills a cancelled step 7.5 s after SIGINT: the comment may take 4 s of it. */
 const CANCELLED_COMMENT_MS = 4_000;
-/**
- * How long a deploy may read the records the game's namespaces serve, looking for one of its own
- * build (reuse-reviewed): a host slower than this is left out, said so, and the files are uploaded.
- */
+/** reuse-reviewed's reading of the namespaces' records: a slower host is left out, said so. */
 const REVIEWED_SEARCH_MS = 15_000;
-/** How long git may take to name the CLI's repository, commit and branch. */
 const GIT_TIMEOUT_MS = 5_000;
 /** The service gives up on a request after 50 s (500 API_REQUEST_TIMEOUT): an API call waits a little longer. */
 const SERVICE_REQUEST_LIMIT_MS = 60_000;
@@ -49710,7 +49634,6 @@ function timeoutsFor(requestTimeoutMs, serviceLimitMs = SERVICE_REQUEST_LIMIT_MS
         putDeadlineMs: (length) => Math.ceil((requestTimeoutMs * (4 + length / PUT_BUFFER)) / 1000) * 1000,
     };
 }
-/** A call not answered within its time limit: what it was, and the limit. */
 class TimeLimitError extends (/* unused pure expression or super */ null && (Error)) {
     name = 'TimeLimitError';
 }
@@ -49729,19 +49652,17 @@ async function within(call, ms, what) {
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/table.ts
-// Every input of every action, one row each: which actions take it (their action.yml), its default,
-// whether it is required or secret, and the CLI's flag of the same name. The readers, the CLI's flags
-// and --help, and __tests__/inputs/table.test.ts (against every action.yml and README) are driven
-// from here. Adding an input: a row here, a line in action.yml, a line in docs/inputs.md (and in the README's
-// table if most deploys need it).
+// Every input of every action, one row each: the readers, the CLI's flags and --help, and
+// __tests__/inputs/table.test.ts (against every action.yml and README) are driven from here. Adding an
+// input: a row here, a line in action.yml and in docs/inputs.md (and the README's table if most need it).
 
 
 
-/** The actions of this repository: the folder of each one's action.yml (the deploy's at the root). */
+/** The folder of each one's action.yml (the deploy's at the root). */
 const ACTIONS = ['deploy', 'publish', 'servers', 'lobby-logs', 'avatars', 'validate', 'sweep'];
 const TOKEN_ENV = 'GAMEHOST_TOKEN';
 const GITHUB_TOKEN_ENV = 'GITHUB_TOKEN';
-/** Where the CLI reads basic-auth when --basic-auth is not given (a password on a command line is seen by ps). */
+/** A password on a command line is seen by ps. */
 const BASIC_AUTH_ENV = 'GAMEHOST_BASIC_AUTH';
 const API_URL_ENV = 'GAMEHOST_API_URL';
 const GAME_ID_ENV = 'GAMEHOST_GAME_ID';
@@ -49750,10 +49671,7 @@ const DEFAULT_CONCURRENCY = 192;
 const MAX_CONCURRENCY = 256;
 const MAX_RETRIES = 20;
 const ALL = ACTIONS;
-/**
- * The deploy's advanced inputs: the README's advanced table, --help's advanced flags. The others are
- * required (requiredIn) or common.
- */
+/** The README's advanced table, --help's advanced flags. */
 const ADVANCED_DEPLOY_INPUTS = new Set([
     ...['include-hidden', 'site-name', 'namespace-display-name', 'version-id', 'namespace-id', 'cdn-domain'],
     ...['web-engine', 'headers', 'fail-on-warning', 'lobby-count-max', 'max-players', 'concurrency', 'retries'],
@@ -49761,11 +49679,8 @@ const ADVANCED_DEPLOY_INPUTS = new Set([
     ...['allow-older', 'compare-with', 'skip-unchanged', 'reuse-reviewed', 'if-no-token', 'pull-request'],
     ...['browser', 'smoke-test-seconds', 'namespace-prefix', 'preview-ttl', 'max-previews'],
 ]);
-/** The connection's flags: every subcommand's. */
 const WITH_CLOSE = [...ACTIONS, 'close'];
-/** A row; its default is empty unless given. */
 const row = (name, actions, spec) => ({ name, actions, default: '', ...spec });
-/** The rows, keyed by the name the code uses (`Input.ApiUrl` is 'api-url'). */
 const INPUTS = {
     ApiUrl: row('api-url', ALL, {
         requiredIn: ALL,
@@ -50096,7 +50011,7 @@ const INPUTS = {
         flag: { type: 'boolean', negatable: true },
     }),
 };
-/** Every input's name by its key: `Input.ApiUrl` is 'api-url'. */
+/** `Input.ApiUrl` is 'api-url'. */
 const table_Input = Object.fromEntries(Object.entries(INPUTS).map(([key, r]) => [key, r.name]));
 const INPUT_ROWS = Object.values(INPUTS);
 function inputRow(name) {
@@ -50105,7 +50020,6 @@ function inputRow(name) {
 function inputsOf(action) {
     return INPUT_ROWS.filter((r) => r.actions.includes(action));
 }
-/** The inputs of an action masked before anything runs. */
 function secretInputs(action) {
     return inputsOf(action)
         .filter((r) => r.secret)
@@ -50164,7 +50078,7 @@ const OUTPUTS = {
     validate: ValidateOutput,
     sweep: SweepOutput,
 };
-/** The actions of this repository: the folder of each one's action.yml and its CLI subcommand. */
+/** The folder of each action's action.yml and its CLI subcommand. */
 const ActionName = {
     Deploy: 'deploy',
     Servers: 'servers',
@@ -50176,22 +50090,22 @@ const ActionName = {
 };
 
 ;// CONCATENATED MODULE: ./src/inputs/api-url.ts
-// api-url, judged as it will be sent: undici (like Node's URL and browsers) reads it with the WHATWG
-// parser, which takes `http:\\user:pass@host`, `http:/user:pass@host`, `HTTP://…` and a URL with tabs
-// or line breaks in it as `http://user:pass@host`. So the parsed URL is what is judged, never the text,
-// and one parse gives the credentials to keep secret, the refusal and the warning alike.
+// api-url, judged as it will be sent: undici reads it with the WHATWG parser, which takes
+// `http:\\user:pass@host`, `http:/user:pass@host` and a URL with tabs or line breaks in it as
+// `http://user:pass@host`. So the parsed URL is what is judged, never the text.
 
 
 
-/** What the faces warn of before the run, in the log and again in its account: plain http to another host. */
+/** What the faces warn of before the run, in the log and again in its account. */
 function inputWarnings(get) {
     const { warning } = judgeApiUrl(get(table_Input.ApiUrl).trim());
     return warning ? [warning] : [];
 }
-/** api-url (trimmed, as the readers take it) parsed once and judged. */
+/** api-url trimmed, as the readers take it. */
 function judgeApiUrl(apiUrl) {
     const parsed = URL.parse(apiUrl);
-    const credentials = parsed ? parsedCredentials(parsed, apiUrl) : unparsedCredentials(apiUrl);
+    // A URL the parser refuses (a space in its host, a `#` in its password) may still hold credentials.
+    const credentials = parsed ? parsedCredentials(parsed, apiUrl) : typedUserInfo(apiUrl);
     if (!apiUrl)
         return { credentials, refusal: undefined, warning: undefined };
     if (credentials.length)
@@ -50231,7 +50145,7 @@ function clearTextWarning(parsed) {
         return undefined;
     return `${input_naming_inputName(table_Input.ApiUrl)} ${parsed.origin} is plain http:// to a host that is not this machine: the token travels in clear text, readable and replayable by anyone on the way. Use https://`;
 }
-/** localhost, 127.0.0.0/8 and ::1: the hosts a request to which never leaves the machine. */
+/** localhost, 127.0.0.0/8 and ::1. */
 function isLoopback(hostname) {
     const host = hostname.toLowerCase();
     return (host === 'localhost' ||
@@ -50248,13 +50162,6 @@ function parsedCredentials(parsed, apiUrl) {
     forms.push(`${percentDecoded(parsed.username)}:${percentDecoded(parsed.password)}`);
     return unique([...forms, ...typedUserInfo(apiUrl)]);
 }
-/**
- * A URL the parser refuses (a space in its host, a `#` in its password) may still hold credentials:
- * what precedes its last `@` after the scheme is taken for them, so it is neither shown nor logged.
- */
-function unparsedCredentials(apiUrl) {
-    return typedUserInfo(apiUrl);
-}
 /** The user info as written: after the scheme and its slashes (either way, tabs and line breaks skipped), up to the last `@`. */
 function typedUserInfo(apiUrl) {
     const start = /^[\0- ]*[a-z][a-z0-9+.\t\n\r-]*:[/\\\t\n\r]*/i.exec(apiUrl);
@@ -50266,7 +50173,7 @@ function typedUserInfo(apiUrl) {
     const parts = colon < 0 ? [userInfo] : [userInfo.slice(0, colon), userInfo.slice(colon + 1)];
     const forms = [userInfo, ...parts];
     // The parser drops tabs and line breaks: the same text without them is what it keeps.
-    return unique([...forms, ...forms.map((form) => form.replace(/[\t\n\r]/g, ''))]).filter(Boolean);
+    return unique([...forms, ...forms.map((form) => form.replace(/[\t\n\r]/g, ''))]);
 }
 function percentDecoded(text) {
     try {
@@ -50281,9 +50188,8 @@ function unique(texts) {
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/common.ts
-// Reading and checking inputs, shared by every action and the CLI: the connection inputs every action
-// has (api-url, token, game-id) and the readers of booleans, numbers and choices. Each error names the
-// input, so a step fails with one message saying which input to fix.
+// Reading and checking inputs, shared by every action and the CLI. Each error names the input, so a
+// step fails with one message saying which input to fix.
 
 
 
@@ -50291,15 +50197,15 @@ function unique(texts) {
 
 
 
-/** The text with each `{input}` in it named as the face names inputs (`--namespace` in the CLI). */
+/** Each `{input}` named as the face names inputs (`--namespace` in the CLI). */
 function namedInputs(text) {
     return text.replace(/\{([a-z][a-z-]*)\}/g, (_, input) => input_naming_inputName(input));
 }
-/** A UsageError whose message names its `{input}`s as the face does: usage`{namespace} is empty`. */
+/** usage`{namespace} is empty`: a UsageError naming its `{input}`s as the face does. */
 function common_usage(parts, ...values) {
     return new errors_UsageError(String.raw({ raw: parts.map(namedInputs) }, ...values));
 }
-/** Reads api-url, token and game-id. `gameIdPurpose` ends the message of a missing game-id. */
+/** `gameIdPurpose` ends the message of a missing game-id. */
 function readConnection(get, gameIdPurpose = 'the id of the game', options = {}) {
     const apiUrl = get(table_Input.ApiUrl).trim();
     const gameId = get(table_Input.GameId).trim();
@@ -50323,19 +50229,16 @@ function checkApiUrl(apiUrl) {
 // undici would refuse a token it cannot send in a header on the first call, with a message that names
 // neither the input nor where it is wrong.
 function checkToken(token) {
-    for (let index = 0; index < token.length; index++) {
-        const code = token.charCodeAt(index);
-        const what = code === 0x0a || code === 0x0d
-            ? 'a line break'
-            : code < 0x20 || code === 0x7f
-                ? 'a control character'
-                : code > 0xff
-                    ? 'a character that is not Latin-1'
-                    : undefined;
-        if (what)
-            throw common_usage `{token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: copy the token again, on one line with nothing around it (the token is not shown here)`;
-    }
-    return token;
+    const index = token.search(/[^\x20-\x7e\x80-\xff]/);
+    if (index < 0)
+        return token;
+    const code = token.charCodeAt(index);
+    const what = code === 0x0a || code === 0x0d
+        ? 'a line break'
+        : code > 0xff
+            ? 'a character that is not Latin-1'
+            : 'a control character';
+    throw common_usage `{token} holds ${what} (at character ${index + 1} of ${token.length}), which cannot be sent in an HTTP header: copy the token again, on one line with nothing around it (the token is not shown here)`;
 }
 /** The service answers an id that is no UUID with a puzzling 404 "route not found". */
 function checkUuid(input, id) {
@@ -50344,23 +50247,19 @@ function checkUuid(input, id) {
     throw new errors_UsageError(`${input_naming_inputName(input)} '${id}' is not an id of the service: ids are UUIDs, like 4b9e2c71-5d3a-4f68-a0c2-7e1d9b3f5a86`);
 }
 function readRequiredId(get, input, what) {
-    return checkUuid(input, readRequired(get, input, what));
-}
-/** The connection of an action that always calls the service: the token is required. */
-function readRequiredConnection(get, options = {}) {
-    const connection = readConnection(get);
-    if (!connection.token)
-        throw (options.missingToken ?? missingServiceToken)();
-    return connection;
-}
-function missingServiceToken() {
-    return common_usage `{token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`;
-}
-function readRequired(get, input, what) {
     const value = get(input).trim();
     if (!value)
         throw new errors_UsageError(`${inputSource(input)} is required: ${what}`);
-    return value;
+    return checkUuid(input, value);
+}
+/** The token is required. */
+function readRequiredConnection(get, options = {}) {
+    const connection = readConnection(get);
+    if (!connection.token)
+        throw options.missingToken
+            ? options.missingToken()
+            : common_usage `{token} is empty: pass the service token from a secret, e.g. token: \${{ secrets.GAMEHOST_TOKEN }}`;
+    return connection;
 }
 function readOptional(get, input) {
     return get(input).trim() || undefined;
@@ -50400,7 +50299,7 @@ function readChoice(get, input, choices) {
         return text;
     throw new UsageError(`${inputName(input)} '${text}' must be one of ${choices.join(', ')}`);
 }
-/** lobby-count-max and max-players, which go together; `needs` says what else they need when `hasNamespace` is false. */
+/** `needs` says what else they need when `hasNamespace` is false. */
 function readMatchmakerPair(get, hasNamespace, needs) {
     const lobbyCountMax = get(Input.LobbyCountMax).trim();
     const maxPlayers = get(Input.MaxPlayers).trim();
@@ -50427,7 +50326,6 @@ function checkNameId(input, nameId) {
         (suggestion ? `write ${inputAssignment(input, suggestion)}` : "like 'pr-42'") +
         ')');
 }
-/** The valid name id nearest to what was written, when there is one. */
 function nameIdLike(nameId) {
     const like = nameId
         .toLowerCase()
@@ -50436,7 +50334,7 @@ function nameIdLike(nameId) {
         .replace(/^-+|-+$/g, '');
     return like && like !== nameId && !nameIdProblems(like).length ? like : undefined;
 }
-/** cdn-domain: a domain, or an http(s) origin with a port (an emulator); undefined: the service says. */
+/** A domain, or an http(s) origin with a port (an emulator); undefined: the service says. */
 function readCdnDomain(get) {
     const raw = get(Input.CdnDomain).trim();
     if (!raw)
@@ -50476,16 +50374,12 @@ function checkDomainOutsideCdn(domain, cdnDomain) {
 
 /** Letters, digits and `. _ @ + -`: no `:` (it ends the user in a Basic header), nothing markdown reads. */
 const USER = /^[A-Za-z0-9._@+-]{1,64}$/;
-/**
- * GitHub masks the password in every line of the log: a short one would mask common words, and is
- * guessed in seconds.
- */
+/** GitHub masks the password in every line of the log: a short one would mask common words. */
 const PASSWORD_MIN_CHARACTERS = 8;
 /** bcrypt reads the first 72 bytes of a password and ignores the rest. */
 const PASSWORD_MAX_BYTES = 72;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
-/** Undefined when empty (the namespace is public). */
 function readBasicAuth(raw) {
     if (!raw)
         return undefined;
@@ -50504,7 +50398,7 @@ function readBasicAuth(raw) {
         throw usage `{basic-auth}: the password has a line break or another control character`;
     return hiddenPassword({ user, password });
 }
-/** The credentials as a log would show them (a debug line, a value inspected): the password masked. */
+/** As a log would show them (a debug line, a value inspected). */
 function hiddenPassword(auth) {
     const shown = { user: auth.user, password: masked(auth.password) };
     return { ...auth, toJSON: () => shown, [inspect.custom]: () => shown };
@@ -50512,10 +50406,7 @@ function hiddenPassword(auth) {
 function basicAuthorization(auth) {
     return `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
 }
-/**
- * What the log must never show of a `user:password` besides the whole value: the password alone and
- * the credentials as a Basic header carries them.
- */
+/** What the log must never show of a `user:password` besides the whole value. */
 function basicAuthSecrets(raw) {
     const colon = raw.indexOf(':');
     if (colon < 0)
@@ -50523,10 +50414,7 @@ function basicAuthSecrets(raw) {
     const password = raw.slice(colon + 1);
     return [password, Buffer.from(raw).toString('base64')].filter(Boolean);
 }
-/**
- * Credentials to read another host with (from-basic-auth), as its Authorization header: only their
- * form is checked here, the host judges the rest.
- */
+/** from-basic-auth as an Authorization header: only its form is checked here, the host judges the rest. */
 function readHostAuthorization(raw, input) {
     if (!raw)
         return undefined;
@@ -50537,17 +50425,14 @@ function readHostAuthorization(raw, input) {
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/register-secrets.ts
-// Where a run's secrets become known: as its inputs are read, before anything runs.
 
 
 
 
 
 /**
- * Registers with the run's redactor every secret among these inputs: the value of each input the
- * table marks secret, the password of basic-auth and the credentials as a Basic header carries them,
- * and credentials written into api-url (refused, and never shown). Returns them, for a face that
- * masks them elsewhere too (the runner's `::add-mask::`).
+ * Registers with the run's redactor, before anything runs, every secret among these inputs (credentials
+ * in api-url too). Returns them, for a face that masks them elsewhere too (`::add-mask::`).
  */
 function registerSecrets(get, names) {
     const secrets = [];
@@ -50569,16 +50454,11 @@ function registerSecrets(get, names) {
 }
 
 ;// CONCATENATED MODULE: ./src/common/untrusted.ts
-// Text from outside (a file name of a fork's build, a service's answer, GitHub's, an error message) made
-// inert where it is shown: a log line the runner reads for workflow commands, a terminal, a Markdown
-// comment. The faces apply these to what they print; the core hands them text as it is. Each removes the
-// run's secrets first (secrets.ts), before it escapes anything: an escaped secret is one no mask knows.
+// Text from outside (a fork's file name, a service's answer, an error message) made inert where the
+// faces show it: a log line the runner reads for workflow commands, a terminal, a Markdown comment.
+// Each removes the run's secrets first, before it escapes anything: an escaped secret is one no mask knows.
 
-/**
- * Characters that end a line, move the cursor, start an escape sequence or reorder what is shown:
- * C0 (tab, CR and LF included), DEL, C1 (NEL and CSI among them), the line and paragraph separators,
- * and the bidirectional marks and overrides.
- */
+/** C0, DEL, C1, the line and paragraph separators, and the bidirectional marks and overrides. */
 // eslint-disable-next-line no-control-regex
 const untrusted_CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const NAMED = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
@@ -50588,15 +50468,9 @@ function escapeControl(char) {
 }
 const hex = (code, digits) => code.toString(16).padStart(digits, '0');
 /**
- * The text as one inert line of a log, whatever it holds:
- * - control characters are shown as escapes: `\n`, `\r`, `\t`, `\x1b` (so an ANSI sequence shows as
- *   `\x1b[31m`, never colours or moves anything), `\x85`, `\u2028`, `\u202e`. No line can end inside it.
- * - the legacy workflow command `##[name]`, which the runner reads anywhere in a line, shows as
- *   `\x23#[name]`;
- * - `::` at its start (after any spaces), which the runner reads as a workflow command, shows as
- *   `\x3a:`.
- * A backslash is left as it is: the text is for reading, not to be decoded. Applying it twice
- * changes nothing more. Every secret of the run in it is `***` first (secrets.ts).
+ * The text as one inert line of a log: control characters as escapes (`\n`, `\x1b`, `\u202e`), the
+ * legacy workflow command `##[name]` (read anywhere in a line) as `\x23#[name]`, and `::` at its
+ * start as `\x3a:`. A backslash is left as it is: the text is for reading, not to be decoded.
  */
 function untrusted_visible(text) {
     return secrets_redact(text)
@@ -50604,25 +50478,19 @@ function untrusted_visible(text) {
         .replace(/##\[/g, '\\x23#[')
         .replace(/^(\s*):(?=:)/, '$1\\x3a');
 }
-/** Characters JSON.stringify leaves as they are that a terminal or a log viewer acts on. */
+/** What JSON.stringify leaves as it is that a terminal or a log viewer acts on. */
 const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const redactStrings = (_key, value) => typeof value === 'string' ? redact(value) : value;
 /**
- * JSON.stringify, with the characters a terminal or the runner would act on written as \u escapes:
- * the same value once parsed, and no line of it a workflow command. (JSON.stringify escapes C0
- * itself; `##[` can only stand inside a string, where `\u0023#[` means the same.) Every secret of the
- * run in its strings is `***` before they are escaped.
+ * JSON.stringify, with what a terminal or the runner would act on as \u escapes: the same value once
+ * parsed, no line of it a workflow command (`##[` can only stand in a string, where `\u0023#[` is the same).
  */
 function inertJson(value, space) {
     return redact(JSON.stringify(value, redactStrings, space))
         .replace(JSON_UNSAFE, (char) => `\\u${hex(char.charCodeAt(0), 4)}`)
         .replace(/##\[/g, '\\u0023#[');
 }
-/**
- * The text as an inline code span of Markdown, safe in a table cell: whatever it holds (backticks,
- * pipes, brackets, HTML, line breaks), it shows as code and links, mentions or images nothing.
- * Empty text gives an empty string.
- */
+/** The text as an inline code span of Markdown, safe in a table cell: it links, mentions or shows nothing. */
 function markdownCode(text) {
     // In a table row a pipe ends the cell even inside code: GFM reads `\|` as a pipe there.
     const value = untrusted_visible(text).replace(/\|/g, '\\|');
@@ -50645,9 +50513,9 @@ function markdownText(text) {
 }
 
 ;// CONCATENATED MODULE: ./src/common/cancel.ts
-// Cancellation: GitHub cancels a step with SIGINT, then SIGTERM about 7.5 s later, then kills it; a
-// terminal user presses Ctrl-C. Either aborts one signal that every request and wait of the run
-// listens to, so the run can still say what it did before it exits.
+// GitHub cancels a step with SIGINT, then SIGTERM about 7.5 s later, then kills it; a terminal user
+// presses Ctrl-C. Either aborts the one signal every request and wait of the run listens to, so the
+// run can still say what it did before it exits.
 /** The reason a cancelled run's signal carries, and the error its deploy ends with. */
 class CancelledError extends Error {
     name = 'CancelledError';
@@ -50660,13 +50528,14 @@ class CancelledError extends Error {
 function isCancelled(error) {
     return error instanceof CancelledError;
 }
-/** SIGINT and SIGTERM; on Windows also SIGBREAK, which a console sends on Ctrl-Break. */
+/** On Windows also SIGBREAK, which a console sends on Ctrl-Break. */
 function cancelSignals(platform = process.platform) {
     return platform === 'win32' ? ['SIGINT', 'SIGTERM', 'SIGBREAK'] : ['SIGINT', 'SIGTERM'];
 }
 /**
- * Aborts `signal` with a CancelledError on the first of `signals` the process receives; each further
- * one calls `again` (the CLI quits at once on a second Ctrl-C; the action keeps ending cleanly).
+ * Aborts `signal` with a CancelledError on the first of `signals`; each further one calls `again` (the
+ * CLI quits at once on a second Ctrl-C; the action keeps ending cleanly). dispose() gives the process
+ * its own handling of these signals back.
  */
 function cancelOnSignals(signals, again) {
     const controller = new AbortController();
@@ -50689,8 +50558,7 @@ function cancelOnSignals(signals, again) {
 
 ;// CONCATENATED MODULE: ./src/api/shape.ts
 // The shape an operation promises for its answer, checked before anything reads it: a missing or
-// wrong field fails naming the field, not later as an empty output or a TypeError. Each check
-// returns what is wrong (`namespace_id is missing`), or undefined when the value fits.
+// wrong field fails naming the field (`namespace_id is missing`), not later as a TypeError.
 
 function describe(value) {
     if (value === undefined)
@@ -50704,7 +50572,6 @@ function describe(value) {
 function named(at, what, value) {
     return value === undefined ? `${at} is missing` : `${at} is ${describe(value)}, not ${what}`;
 }
-/** A check that `value` passes `test`, else names it as not `what`. */
 function fits(what, test) {
     return (value, at) => (test(value) ? undefined : named(at, what, value));
 }
@@ -50714,12 +50581,12 @@ const aString = fits('a string', isString);
 const anId = fits('an id (a UUID)', (value) => isString(value) && UUID.test(value));
 /** A game's or a namespace's name id, at most a DNS label long: it becomes part of a host name. */
 const aNameId = fits('a name id (a-z, 0-9 and single dashes)', (value) => isString(value) && value.length <= 63 && NAME_ID.test(value));
-/** It becomes the host of the url output and of links in the comment. */
+/** The host of the url output and of links in the comment. */
 const aHostName = fits('a host name', (value) => isString(value) && rules_isValidDomain(value) && !hostNameProblem(value));
 const aNumber = fits('a number', (value) => typeof value === 'number' && Number.isFinite(value));
 const aBoolean = fits('true or false', (value) => typeof value === 'boolean');
 const anObject = fits('an object', (value) => typeof value === 'object' && value !== null && !Array.isArray(value));
-/** A field that may be absent (or null); when there, it must fit `check`. */
+/** Absent or null, or fits `check`. */
 function optional(check) {
     return (value, at) => (value === undefined || value === null ? undefined : check(value, at));
 }
@@ -50735,7 +50602,7 @@ function listOf(item) {
         return undefined;
     };
 }
-/** An object with (at least) these fields; fields not named are allowed, as the service adds some. */
+/** Fields not named are allowed: the service adds some. */
 function objectOf(fields) {
     return (value, at) => {
         const problem = anObject(value, at);
@@ -50759,7 +50626,6 @@ function oneOf(values) {
 
 
 
-/** An operation that is safe to repeat (`read`); `creates` makes it a `create`. */
 function op(method, name, answer) {
     return { name, method, safety: 'read', answer: answer };
 }
@@ -50824,7 +50690,7 @@ const OPS = {
     // Completing twice is harmless: the service assembles the same parts again.
     completeUpload: op('POST', 'uploads.complete'),
 };
-/** The API's classifier: what a retry can fix, after the wait the service asks for (retry-after). */
+/** What a retry can fix, after the wait the service asks for. */
 function classify(op, error, now) {
     if (!shouldRetry(op, error))
         return false;
@@ -50844,7 +50710,6 @@ function shouldRetry(op, error) {
 }
 
 ;// CONCATENATED MODULE: ./src/api/types.ts
-/** Header that repeats the ray id of every answer. */
 const RAY_ID_HEADER = 'rvt-ray-id';
 
 ;// CONCATENATED MODULE: ./src/api/http.ts
@@ -50856,15 +50721,14 @@ const RAY_ID_HEADER = 'rvt-ray-id';
 
 
 
+
 const USER_AGENT = 'gamehost/0.1';
 /** The variables that name a proxy, lower case first as curl and @actions/http-client read them. */
 const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
 /**
- * One keep-alive connection pool for every call of a run: API calls and part uploads alike. Behind a
- * proxy it goes through the one HTTPS_PROXY / HTTP_PROXY names, except to the hosts NO_PROXY names, as
- * @actions/http-client and curl do; like curl, a plain-http URL is sent to the proxy as is, an https
- * URL through a CONNECT tunnel. (undici calls that agent experimental and warns once when it is made:
- * so it is made only when a proxy is named.)
+ * One keep-alive pool for every call of a run. Behind a proxy, HTTPS_PROXY / HTTP_PROXY and NO_PROXY
+ * are read as curl reads them. (undici warns once when it makes that agent: it is made only when a
+ * proxy is named.)
  */
 function createAgent() {
     const options = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 15_000 } };
@@ -50878,16 +50742,12 @@ const ANSWER_BYTES_LIMIT = 128 * 1024 * 1024;
 /** What the operation promises, from a 200; a ServiceError for a refusal, or for an answer that is not JSON. */
 function answerOf(op, { response, text }, explain) {
     const rayId = header(response.headers, RAY_ID_HEADER);
-    const unexpected = (problem) => new UnexpectedAnswerError(`${op.name}: the service's answer is not what the operation promises: ${problem}` +
-        (rayId ? ` (ray id ${rayId})` : ''));
     const parsed = parseJson(text);
-    if (response.statusCode === 200 &&
-        typeof parsed === 'object' &&
-        parsed !== null &&
-        !Array.isArray(parsed)) {
+    if (response.statusCode === 200 && !anObject(parsed, '')) {
         const problem = op.answer?.(parsed, '');
         if (problem)
-            throw unexpected(problem);
+            throw new UnexpectedAnswerError(`${op.name}: the service's answer is not what the operation promises: ${problem}` +
+                (rayId ? ` (ray id ${rayId})` : ''));
         return parsed;
     }
     const errorBody = isErrorBody(parsed) && response.statusCode !== 200
@@ -50910,7 +50770,7 @@ function answerOf(op, { response, text }, explain) {
             : foreignAnswer(response.statusCode, header(response.headers, 'content-type'))),
     });
 }
-/** The concern and the layer above's explanation of it; a plain hint (a gateway's page) as it is. */
+/** A plain hint (a gateway's page) as it is. */
 function explained(explain, found) {
     if (!found || !('about' in found))
         return found ?? {};
@@ -50923,7 +50783,6 @@ const TOKEN_REFUSALS = new Set([
     'CLAIMS_ENTITLEMENT_EXPIRED',
     'API_FORBIDDEN',
 ]);
-/** What a refusal of the service points at: the token, the operation's unknown id, or the base URL's path. */
 function refusalConcern(op, status, code) {
     if (status === 500 && code === 'ERROR')
         return { about: 'unknown-id', operation: op.name };
@@ -50952,7 +50811,7 @@ function header(headers, name) {
     const value = headers[name];
     return Array.isArray(value) ? value[0] : value;
 }
-/** The answer's body as text (no byte-order mark), failing once it is larger than `limit`. */
+/** The answer's body as text (no byte-order mark). */
 async function readAnswer(op, response, limit) {
     const { body } = response;
     const tooLarge = () => {
@@ -50971,7 +50830,7 @@ async function readAnswer(op, response, limit) {
             throw tooLarge();
         chunks.push(chunk);
     }
-    return { text: new TextDecoder().decode(Buffer.concat(chunks)) };
+    return new TextDecoder().decode(Buffer.concat(chunks));
 }
 function parseJson(text) {
     try {
@@ -50984,7 +50843,7 @@ function parseJson(text) {
 function isErrorBody(value) {
     return typeof value === 'object' && value !== null && typeof value.code === 'string';
 }
-/** Why a call was aborted past its deadline: a network failure of its own code (see retry.ts). */
+/** Why a call was aborted past its deadline: a network failure of its own code. */
 class DeadlineError extends Error {
     name = 'DeadlineError';
     code = DEADLINE_EXCEEDED;
@@ -51028,25 +50887,22 @@ function networkReason(error, timeoutMs) {
 
 
 /**
- * Retries of a connection that cannot be made before anything of the service has answered in this
- * run: at most this many, within FIRST_CONTACT_MS. A refused connection on the first call is almost
- * always a wrong base URL (its port, above all), which 8 retries over a minute would only hide; a
- * couple of quick retries still cover a service that is a second late. Once the service has answered,
- * a connection that cannot be made is an outage, and gets the ordinary retries.
+ * Retries of a connection not made before the service has answered in this run. A refused first
+ * call is almost always a wrong base URL (its port), which 8 retries over a minute would only hide; a
+ * couple of quick ones still cover a service a second late. Once it has answered, it is an outage.
  */
 const FIRST_CONTACT_RETRIES = 2;
 const FIRST_CONTACT_MS = 5_000;
 const seg = encodeURIComponent;
 const gamePath = (gameId) => `/cloud/games/${seg(gameId)}`;
 const nsPath = (gameId, namespaceId) => `${gamePath(gameId)}/namespaces/${seg(namespaceId)}`;
-/** The service's HTTP API: one method per operation, bearer auth, JSON bodies of known length. */
 class ServiceClient {
     #options;
     #base;
     #retry;
     #timeouts;
     #explain;
-    /** Something of the service answered a call of this client (any HTTP status): the base URL is right. */
+    /** Any answer (any HTTP status): the base URL is right. */
     #answered = false;
     constructor(options) {
         this.#options = options;
@@ -51057,7 +50913,7 @@ class ServiceClient {
             this.#retry = { ...this.#retry, signal: options.signal };
         this.#explain = options.explain ?? (() => undefined);
     }
-    /** The service's host, for messages: never the whole URL, whose user info could be a credential. */
+    /** Never the whole URL, whose user info could be a credential. */
     #host() {
         try {
             return new URL(this.#base).host;
@@ -51095,7 +50951,7 @@ class ServiceClient {
     async addNamespaceDomain(gameId, namespaceId, domain) {
         await this.#call(OPS.addNamespaceDomain, `${nsPath(gameId, namespaceId)}/domains`, { domain });
     }
-    /** The game with its namespaces (name_id included) and versions, oldest first. */
+    /** Its namespaces and versions, oldest first. */
     getGame(gameId) {
         return this.#call(OPS.getGame, gamePath(gameId));
     }
@@ -51105,7 +50961,7 @@ class ServiceClient {
     async removeNamespaceDomain(gameId, namespaceId, domain) {
         await this.#call(OPS.removeNamespaceDomain, `${nsPath(gameId, namespaceId)}/domains/${seg(domain)}`);
     }
-    /** Adds a user of the namespace's basic auth, or replaces the one of that name. `password` is a bcrypt hash. */
+    /** Adds a user of the namespace's basic auth, or replaces the one of that name. */
     async updateNamespaceCdnAuthUser(gameId, namespaceId, body) {
         await this.#call(OPS.updateNamespaceCdnAuthUser, `${nsPath(gameId, namespaceId)}/auth-user`, body);
     }
@@ -51153,7 +51009,6 @@ class ServiceClient {
     }
     #call(op, path, body) {
         const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-        // Nothing answered yet and no connection made: a few quick retries (see FIRST_CONTACT_RETRIES).
         const beforeFirstContact = (error) => !this.#answered && isConnectFailure(error);
         let firstContact;
         const retry = (error, now) => {
@@ -51178,10 +51033,6 @@ class ServiceClient {
             ? Math.min(FIRST_CONTACT_RETRIES, this.#retry.retries)
             : this.#retry.retries);
     }
-    /**
-     * The request and its whole answer, read within the call's time limits; a request that got no
-     * complete answer fails as a NetworkError naming the operation and the host.
-     */
     async #exchange(op, path, payload) {
         const { apiStallMs: timeout, apiDeadlineMs: deadline } = this.#timeouts;
         // headersTimeout and bodyTimeout are per event (a byte re-arms them); this ends the call as a whole.
@@ -51208,7 +51059,7 @@ class ServiceClient {
             this.#answered = true;
             return {
                 response,
-                ...(await readAnswer(op, response, this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT)),
+                text: await readAnswer(op, response, this.#options.maxAnswerBytes ?? ANSWER_BYTES_LIMIT),
             };
         }
         catch (caught) {
@@ -51232,9 +51083,7 @@ class ServiceClient {
 
 ;// CONCATENATED MODULE: ./src/api/run.ts
 // One run of the service, as the deploy, the close and each operation open it: the client, the retry
-// policy, the time limits computed once from `request-timeout`, the clock, and one signal that a
-// cancellation or the run's deadline aborts. dispose() ends it: the timer stops and the connection
-// pool the run made is closed (destroyed when the run was aborted: nothing waits for what is in flight).
+// policy, the time limits, the clock, and one signal that a cancellation or the run's deadline aborts.
 
 
 
@@ -51251,7 +51100,7 @@ class RunDeadlineError extends Error {
         this.deadlineMs = deadlineMs;
     }
 }
-/** The Run of a deploy or a close: the inputs' connection and transfer limits, the face's logger and signal. */
+/** The Run of a deploy or a close. */
 function openTransferRun(inputs, face, name) {
     return openRun({ ...face, ...inputs.transfer, connection: inputs.connection, name });
 }
@@ -51320,12 +51169,12 @@ function openRun(options) {
 ;// CONCATENATED MODULE: ./src/inputs/service-hints.ts
 
 
-/** A hint naming each `{input}` in it as the face does; it points at those inputs unless told others. */
+/** It points at its `{input}`s unless told others. */
 function hint(text, inputs = [...text.matchAll(/\{([a-z-]+)\}/g)].map((match) => match[1])) {
     return { hint: () => namedInputs(text), inputs };
 }
 const unknownId = (...inputs) => hint(`The service answers this for an unknown id: check ${inputs.map((input) => `{${input}}`).join(' and ')}`);
-/** What a 500 ERROR most likely means for each operation: the service answers an unknown id with it. */
+/** The service answers an unknown id with 500 ERROR. */
 const INTERNAL_ERROR_HINTS = {
     'servers.list': hint('The service answers this for an unknown id: check {environment-id} (or the paging cursor)'),
     'games.namespaces.logs.getNamespaceLobby': unknownId('namespace-id', 'lobby-id'),
@@ -51350,7 +51199,6 @@ const INTERNAL_ERROR_HINTS = {
     'cloud.bootstrap': hint('The service could not say which domain it serves namespaces under: set {cdn-domain} to that domain'),
     'uploads.complete': hint('The service answers this when the upload is unknown or a part of it is missing: check that nothing changed the {files} under path during the upload', ['path']),
 };
-/** The service's refusals of the token: a malformed, missing or expired token, or one of another game. */
 const TOKEN_HINTS = {
     TOKEN_INVALID: hint('The service does not know this token (mistyped, cut short, or revoked): check {token}'),
     API_UNAUTHORIZED: hint('The service got no bearer token it could read: check {token} (an empty or missing secret?)'),
@@ -51370,7 +51218,7 @@ function baseUrlHint(concern) {
                 `Check ${url}: the base URL of the service's API (such as https://api.example.com), not a web page`);
     }
 }
-/** The input a failure of the service points at, and the hint naming it: every client of a run explains with it. */
+/** Every client of a run explains with it. */
 function explainServiceFailure(concern) {
     if (concern.about === 'base-url')
         return { hint: baseUrlHint(concern), inputs: ['api-url'] };
@@ -51381,9 +51229,7 @@ function explainServiceFailure(concern) {
 }
 
 ;// CONCATENATED MODULE: ./src/operations/operation.ts
-// One operation of the service as every front end runs it: the GitHub action of its folder through
-// action.ts, and the CLI subcommand of the same name. It reads its inputs, calls the service within a
-// Run (cancelled by the front end's signals, bounded by a deadline), and says its outputs and report.
+// One operation of the service, run alike by its GitHub action (action.ts) and its CLI subcommand.
 
 
 
@@ -51392,17 +51238,13 @@ const DEADLINE_ENV = 'GAMEHOST_DEADLINE_SECONDS';
 /** A run stopped before its end by a cancellation or its deadline (`cause`): says what was done before. */
 class OperationStoppedError extends Error {
     name = 'OperationStoppedError';
-    journal;
     constructor(operation, cause, journal, note) {
-        const reason = errorMessage(cause);
         const done = journal.length
             ? `stopped after: ${journal.join('; ')}`
             : 'stopped before any call was answered';
-        super(`${reason}: ${operation} ${done}. ${note}`, { cause });
-        this.journal = journal;
+        super(`${errorMessage(cause)}: ${operation} ${done}. ${note}`, { cause });
     }
 }
-/** A cancelled or overdue run says what it did. */
 async function runOperation(operation, inputs, options) {
     const run = openRun({
         ...options,
@@ -51424,7 +51266,6 @@ async function runOperation(operation, inputs, options) {
         await run.dispose();
     }
 }
-/** The deadline GAMEHOST_DEADLINE_SECONDS sets, in ms. */
 function deadlineFromEnv(env) {
     const raw = env[DEADLINE_ENV]?.trim();
     if (!raw)
@@ -51451,18 +51292,18 @@ function keyValueTable(rows) {
 function report_text(value) {
     return { kind: 'text', text: value };
 }
-/** The cell as plain text. */
+const partsOf = (cell) => typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
 function cellText(cell) {
-    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
-    return parts.map((part) => (typeof part === 'string' ? part : part.code)).join('');
+    return partsOf(cell)
+        .map((part) => (typeof part === 'string' ? part : part.code))
+        .join('');
 }
 /**
  * The cell as HTML: text escaped, code in <code>, on one line whatever it holds (line breaks and
  * other controls shown as escapes, see visible()), so that it cannot end the summary's HTML block.
  */
 function cellHtml(cell) {
-    const parts = typeof cell === 'string' || !Array.isArray(cell) ? [cell] : cell;
-    return parts
+    return partsOf(cell)
         .map((part) => typeof part === 'string' ? escapeHtml(untrusted_visible(part)) : `<code>${escapeHtml(untrusted_visible(part.code))}</code>`)
         .join('');
 }
@@ -51505,8 +51346,8 @@ function formatEpochMs(ms) {
 }
 
 ;// CONCATENATED MODULE: ./src/actions/action.ts
-// What every action of this repository shares: the logger on @actions/core, the one place a step
-// fails, the job summary of a report, the outputs. Each action's run() is built on these.
+// What every action shares: the logger, the one place a step fails, the job summary, the outputs.
+
 
 
 
@@ -51521,11 +51362,9 @@ function formatEpochMs(ms) {
 
 
 /**
- * The logger of the actions: every message, annotation title and group name shown through visible(),
- * so that no text, whatever its origin (a file name of a fork's build, a service's or GitHub's answer,
- * an error message), can end its line, start a workflow command (`::add-mask::`, `##[set-output]`)
- * or send the log an escape sequence. core.info writes its text raw (core.warning, error, debug and
- * group escape only CR, LF and %): this is the one place all of them pass. A message is one line.
+ * Every text passes visible(), so that none (a fork's file name, an answer, an error) can end its line,
+ * start a workflow command (`::add-mask::`) or send an escape sequence: core.info writes its text raw,
+ * and core.warning, error, debug and group escape only CR, LF and %.
  */
 const actionsLogger = {
     info: (message) => info(untrusted_visible(message)),
@@ -51534,7 +51373,7 @@ const actionsLogger = {
     debug: (message) => core_debug(untrusted_visible(message)),
     group: (name, fn) => group(untrusted_visible(name), fn),
 };
-/** A notice annotation (Logger has none), shown as the logger shows a line. */
+/** Logger has no notice. */
 function action_notice(message, annotation) {
     core.notice(visible(message), inertAnnotation(annotation));
 }
@@ -51549,14 +51388,11 @@ function inertAnnotation(annotation) {
     };
 }
 let summaryWritten = false;
-/** The warnings about the inputs (plain http to another host): each job summary repeats them. */
+/** Each job summary repeats them. */
 let warnings = [];
 /**
- * Runs an action's body: registers the secrets first (secrets.ts) and masks them for the runner; from
- * then on every write to stdout and stderr (each line, annotation, the failure) redacts them. It fails
- * the step exactly once, here, for whatever the body throws. A validation error becomes one
- * annotation per problem before the step's failure message. A failure the body wrote no summary for
- * (an input refused before anything ran) gets `failure`'s: every run ends with its account.
+ * The secrets registered and masked first, every write redacted from then on; the step failed exactly
+ * once, here. A failure the body wrote no summary for (an input refused) gets `failure`'s.
  */
 async function runAction(secretInputs, body, failure = (error) => operationFailureReport('action', error)) {
     summaryWritten = false;
@@ -51583,7 +51419,6 @@ async function runAction(secretInputs, body, failure = (error) => operationFailu
         setFailed(untrusted_visible(errorMessage(error)));
     }
 }
-/** The summary of an operation's action that failed: what failed, and what a re-run would do. */
 function operationFailureReport(action, error) {
     const inputWrong = error instanceof errors_UsageError || error instanceof ValidationFailedError;
     return {
@@ -51628,14 +51463,12 @@ function operationAction(operation) {
             throw refused;
     }, (error) => operationFailureReport(operation.name, error));
 }
-/** GITHUB_OUTPUT could not hold the outputs: the steps after this one would read them empty. */
+/** The steps after this one would read the outputs empty. */
 class OutputFileError extends Error {
 }
 /**
- * Sets every output (strings as they are, null as empty, anything else as JSON), the run's secrets
- * redacted: the one place the actions set an output. Throws one OutputFileError naming GITHUB_OUTPUT
- * and every output it could not hold (a missing file or folder, a full disk): node's own error names
- * neither.
+ * Strings as they are, null as empty, anything else as JSON, redacted. Throws one OutputFileError naming
+ * GITHUB_OUTPUT and every output it could not hold: node's own error names neither.
  */
 function setOutputs(outputs) {
     const file = process.env.GITHUB_OUTPUT;
@@ -51663,10 +51496,8 @@ function setOutputs(outputs) {
     }
 }
 /**
- * Sets the outputs, then writes the report. Outputs GITHUB_OUTPUT refuses are said at the top of the
- * report, which still tells what was done (the build may be live), and their error is returned for
- * the caller to throw once the run's account is complete: thrown here, the step's summary would be
- * the account of a run that stopped before anything was sent.
+ * Refused outputs are said at the top of the report, which still tells what was done (the build may be
+ * live); their error is returned, to be thrown once the run's account is complete.
  */
 async function writeOutputsAndReport(outputs, report) {
     let refused;
@@ -51683,10 +51514,8 @@ async function writeOutputsAndReport(outputs, report) {
     return refused;
 }
 /**
- * Writes the report as the job summary: the title, then its headings, tables and text. The summary is
- * Markdown: each block is one line of HTML (an HTML block, where Markdown is not read), its text
- * escaped and on one line (visible()), so no text can end the block and be read as Markdown. The
- * blocks that do not fit in SUMMARY_MAX_BYTES are left out, said so (boundedHtml).
+ * The summary is Markdown: each block is one line of HTML (where Markdown is not read), its text escaped
+ * and on one line, so no text can end the block and be read as Markdown.
  */
 async function writeReport(report) {
     summaryWritten = true;
@@ -51711,13 +51540,9 @@ async function writeReport(report) {
 }
 /** GitHub refuses a job summary over 1 MiB: the summary stays under this, in bytes. */
 const SUMMARY_MAX_BYTES = 1000 * 1000;
-/**
- * The start (the title), then the blocks while they fit in SUMMARY_MAX_BYTES, then a line saying how
- * many were left out. Whole blocks only: a block cut inside its HTML would end the HTML block, and
- * the rest of it would be read as Markdown.
- */
+/** Whole blocks only: a block cut inside its HTML would end the HTML block, the rest read as Markdown. */
 function boundedHtml(start, blocks) {
-    const leftOut = (count) => `<p>${count} more ${count === 1 ? 'part' : 'parts'} of this summary left out: a job summary holds at most 1 MiB.</p>\n`;
+    const leftOut = (count) => `<p>${plural(count, 'more part')} of this summary left out: a job summary holds at most 1 MiB.</p>\n`;
     const room = SUMMARY_MAX_BYTES - Buffer.byteLength(leftOut(blocks.length));
     let html = start;
     let used = Buffer.byteLength(start);
@@ -51730,11 +51555,6 @@ function boundedHtml(start, blocks) {
     }
     return html;
 }
-/**
- * One block of the report as HTML, the run's secrets redacted whatever it holds. A heading is
- * `<h{level}>`; a text a paragraph of HTML, not of Markdown (links, images and autolinks in it stay
- * text); a table `<table>`.
- */
 function blockHtml(block, level) {
     const summary = summary_summary.emptyBuffer();
     if (block.kind === 'heading')
@@ -51752,7 +51572,6 @@ function blockHtml(block, level) {
     summary.emptyBuffer();
     return html;
 }
-/** Text as HTML on one line: escaped, its line breaks and other controls shown as escapes. */
 function inertHtml(text) {
     return escapeHtml(untrusted_visible(text));
 }
@@ -51767,11 +51586,9 @@ function summaryFileProblem(error) {
 }
 
 ;// CONCATENATED MODULE: ./src/operations/lobby.ts
-// The lobby-logs operation: a lobby's status and metrics, and a failure when it crashed.
 
 
 
-/** The lobby's state: `stopped` as soon as the service reports a stop, else `running`. */
 function lobbyState(lobby) {
     const stopped = lobby.status.stopped;
     if (!stopped)
@@ -51859,7 +51676,6 @@ function number(value) {
 }
 
 ;// CONCATENATED MODULE: ./src/actions/lobby-logs.ts
-// Entry of the lobby-logs action: run() is called by dist/lobby-logs/index.js (scripts/package.ts); nothing runs at import.
 
 
 const run = operationAction(lobbyOperation);
