@@ -4,13 +4,8 @@ import { test, describe, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { request } from 'node:http'
 import type { CreateCdnSiteResponse, ServiceErrorBody } from '../../src/api/types.ts'
-import {
-  globMatches,
-  globToString,
-  parseGlob,
-  type CdnRoute,
-  type VersionConfig,
-} from '../../src/api/versions.ts'
+import { globMatches, globToString, parseGlob, type CdnRoute } from '../../src/api/versions.ts'
+import type { VersionConfig } from '../../src/emulator/matchmaker-config.ts'
 import { routeForPath, unstorableRoutes, versionProblems } from '../../src/emulator/version-rules.ts'
 import { DEFAULT_SEED, startEmulator, type Emulator } from '../../src/emulator/index.ts'
 import { virtualTime } from '../support/virtual-time.ts'

@@ -1,7 +1,7 @@
 // The data the emulator starts with: tokens, games and what they already hold.
 
 import type { CustomAvatarSummary, LobbySummary, Server } from '../api/types.ts'
-import { type VersionConfig } from '../api/versions.ts'
+import type { VersionConfig } from './matchmaker-config.ts'
 import { versionConfigFault, versionProblems } from './version-rules.ts'
 import { REGIONS } from './version-config.ts'
 

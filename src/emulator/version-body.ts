@@ -3,7 +3,7 @@
 // does not parse (400 API_BAD_BODY). Unknown fields are ignored.
 
 import { I32_MAX } from '../api/rules.ts'
-import type { VersionConfig } from '../api/versions.ts'
+import type { VersionConfig } from './matchmaker-config.ts'
 import { isJsonObject, stringField, type JsonObject } from './body.ts'
 import { badBody } from './errors.ts'
 import { isUuid } from './router.ts'

@@ -6,14 +6,16 @@ import {
   CDN_SERVED_MAX,
   globToString,
   parseGlob,
-  type Captcha,
   type CdnHeader,
   type CdnVersionConfig,
-  type GameMode,
-  type LobbyGroup,
-  type MatchmakerVersionConfig,
-  type VersionConfig,
 } from '../api/versions.ts'
+import type {
+  Captcha,
+  GameMode,
+  LobbyGroup,
+  MatchmakerVersionConfig,
+  VersionConfig,
+} from './matchmaker-config.ts'
 import { lobbyGroupsOf, routeHeaders, type LobbyGroupSpec } from './version-rules.ts'
 
 /** A route as the service stores it: its glob (as the service writes it back), priority and header. */

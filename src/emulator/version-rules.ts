@@ -14,18 +14,20 @@ import {
   type CdnHeader,
   type CdnRoute,
   type CdnVersionConfig,
-  type GameMode,
-  type GameModeActionConfig,
-  type IdentityRequirement,
-  type LobbyGroup,
-  type MatchmakerVersionConfig,
-  type NetworkMode,
-  type PortProtocol,
-  type PortRange,
-  type ProxyKind,
-  type Verification,
-  type VersionConfig,
 } from '../api/versions.ts'
+import type {
+  GameMode,
+  GameModeActionConfig,
+  IdentityRequirement,
+  LobbyGroup,
+  MatchmakerVersionConfig,
+  NetworkMode,
+  PortProtocol,
+  PortRange,
+  ProxyKind,
+  Verification,
+  VersionConfig,
+} from './matchmaker-config.ts'
 
 const CDN_ROUTES_MAX = 32
 const CDN_MIDDLEWARES_MAX = 32

@@ -1,7 +1,7 @@
 // Version routes: create a version, read one, validate a version body, reserve a display name.
 // A version is immutable once created.
 
-import { type VersionConfig } from '../../api/versions.ts'
+import type { VersionConfig } from '../matchmaker-config.ts'
 import { unstorableRoutes, versionConfigFault, versionProblems } from '../version-rules.ts'
 import { requireGame, type ApiContext, type ApiRoute } from '../core.ts'
 import { ApiError, internalError, validationError } from '../errors.ts'
