@@ -66,18 +66,12 @@ export interface PutContext {
   progress: Progress
   /** The upload's: aborted by the run, or once a part failed for good. */
   signal: AbortSignal
-  /**
-   * Each PUT's own controller while it runs (its answer's body drained included), aborted together
-   * when the upload stops: one listener on the upload's signal instead of one a PUT, whose cost grows
-   * with the listeners already there.
-   */
+  // Each PUT's controller until its answer is drained, aborted with `signal` by one listener in all:
+  // EventTarget's cost grows with its listeners.
   running: Set<AbortController>
   open?: OpenFile
-  /**
-   * Starts a PUT's deadline in all, calling `expired` when it passes; returns its cancel. undici's
-   * timers end a store that goes quiet (or stops reading the body), not one that trickles bytes
-   * forever. A test gives its own clock's.
-   */
+  // Starts a PUT's deadline in all (undici's timers end a store gone quiet, not one trickling bytes
+  // forever), calling `expired` when it passes; returns its cancel. A test gives its own clock's.
   deadline?: (ms: number, expired: () => void) => () => void
 }
 
@@ -116,8 +110,7 @@ async function putOnce(part: Part, context: PutContext): Promise<SentDigests> {
   const headers: Record<string, string> = { 'content-length': String(request.content_length) }
   if (file.contentType) headers['content-type'] = file.contentType
   const deadlineMs = context.timeouts.putDeadlineMs(request.content_length)
-  // One controller a PUT, aborted by the upload or the deadline: short-lived, unlike a composite
-  // AbortSignal.any of a timeout signal, which every PUT of a large site kept until a collection.
+  // Aborted by the upload or the deadline; an AbortSignal.any of a timeout lived on until a collection.
   const controller = new AbortController()
   context.running.add(controller)
   let draining = false
