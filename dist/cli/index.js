@@ -70280,7 +70280,6 @@ function lobbyGroupAnswer(group) {
 // The data the emulator starts with: tokens, games and what they already hold.
 
 
-
 /** Throws when the seed contradicts itself, so a bad --seed file fails at start and not mid-deploy. */
 function checkSeed(seed) {
     if (typeof seed !== 'object' ||
@@ -71882,7 +71881,6 @@ function versionBody(body) {
 ;// CONCATENATED MODULE: ./src/emulator/routes/versions.ts
 // Version routes: create a version, read one, validate a version body, reserve a display name.
 // A version is immutable once created.
-
 
 
 
@@ -75636,8 +75634,7 @@ async function putOnce(part, context) {
     if (file.contentType)
         headers['content-type'] = file.contentType;
     const deadlineMs = context.timeouts.putDeadlineMs(request.content_length);
-    // One controller a PUT, aborted by the upload or the deadline: short-lived, unlike a composite
-    // AbortSignal.any of a timeout signal, which every PUT of a large site kept until a collection.
+    // Aborted by the upload or the deadline; an AbortSignal.any of a timeout lived on until a collection.
     const controller = new AbortController();
     context.running.add(controller);
     let draining = false;
