@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict'
 import type { Server } from 'node:http'
 import { after, before, describe, test } from 'node:test'
-import { findBrowser } from '../../../src/deploy/smoke/browser.ts'
-import { godotGame, unityGame } from '../../support/engine-games.ts'
-import { servePages, smokeOf } from '../../support/smoke-page.ts'
+import { findBrowser } from '../../src/deploy/smoke/browser.ts'
+import { godotGame, unityGame } from '../support/engine-games.ts'
+import { servePages, smokeOf } from '../support/smoke-page.ts'
 
 const browser = findBrowser({ env: process.env, platform: process.platform })
 const noBrowser = 'missing' in browser ? browser.missing : undefined
