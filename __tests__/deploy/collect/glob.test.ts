@@ -117,9 +117,18 @@ test('the patterns are checked: relative, never above the root', () => {
   assert.doesNotThrow(() => checkPatterns(['!a/**', 'b..c/*']))
 })
 
+/** One folder of 3,000 files, made once: the tests below only read it. */
+let bigFolder: Promise<string> | undefined
+function aBigFolder(): Promise<string> {
+  bigFolder ??= tempDir().then(async (root) => {
+    await writeTree(root, Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`${i}.js`, 'x'])))
+    return root
+  })
+  return bigFolder
+}
+
 test('a cancelled run stops the walk, however many entries are left', async () => {
-  const root = await tempDir()
-  await writeTree(root, Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`f/${i}.js`, 'x'])))
+  const root = await aBigFolder()
   const controller = new AbortController()
   controller.abort(new CancelledError('SIGTERM'))
   await assert.rejects(
@@ -129,8 +138,7 @@ test('a cancelled run stops the walk, however many entries are left', async () =
 })
 
 test('the walk lets the event loop run between batches: a signal that comes while it lists a big folder is heard', async () => {
-  const root = await tempDir()
-  await writeTree(root, Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`${i}.js`, 'x'])))
+  const root = await aBigFolder()
   // The signal is raised by the event loop's next turn once the walk handles its first entry (the
   // folder is listed by then): only a walk that yields before its last entry hears it.
   let aborted = false
@@ -149,8 +157,7 @@ test('the walk lets the event loop run between batches: a signal that comes whil
 })
 
 test('so does the scan that opens each file found: a signal that comes once the walk is done is heard', async () => {
-  const root = await tempDir()
-  await writeTree(root, Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`${i}.js`, 'x'])))
+  const root = await aBigFolder()
   // The walk asks the signal once an entry (3,000 times); the next ask is the scan's, which arms it.
   let calls = 0
   let aborted = false
