@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import type { Server } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import { findBrowser } from '../../src/deploy/smoke/browser.ts'
-import { godotGame, unityGame } from '../support/engine-games.ts'
+import { godotGame, unityGame, webgl2Page } from '../support/engine-games.ts'
 import { servePages, smokeOf } from '../support/smoke-page.ts'
 
 const browser = findBrowser({ env: process.env, platform: process.platform })
@@ -38,23 +38,7 @@ describe("the engine's word that the game started", { skip: noBrowser }, () => {
         rejects: 'Couldn\'t load project data at path "game.pck". Is the .pck file missing?',
       }),
       ...godotGame('/godot-never/', { never: true }),
-      '/webgl2/': `<!DOCTYPE html><body style="margin: 0; background: #fff">
-<canvas width="320" height="200"></canvas>
-<script>
-const gl = document.querySelector('canvas').getContext('webgl2')
-if (!gl) throw new Error('no WebGL2: getContext("webgl2") is null')
-const frame = () => {
-  gl.disable(gl.SCISSOR_TEST)
-  gl.clearColor(0.06, 0.12, 0.19, 1)
-  gl.clear(gl.COLOR_BUFFER_BIT)
-  gl.enable(gl.SCISSOR_TEST)
-  gl.scissor(40, 40, 100, 100)
-  gl.clearColor(1, 0.53, 0, 1)
-  gl.clear(gl.COLOR_BUFFER_BIT)
-  requestAnimationFrame(frame)
-}
-frame()
-</script></body>`,
+      '/webgl2/': webgl2Page,
     }))
   })
   after(() => {

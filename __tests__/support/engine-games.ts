@@ -36,6 +36,14 @@ const draw = (context: string) => `function drawOn(canvas) {
   frame()
 }`
 
+/** A page that draws with WebGL2 alone, and throws when getContext('webgl2') is null. */
+export const webgl2Page = `<!DOCTYPE html><body style="margin: 0; background: #fff">
+<canvas width="320" height="200"></canvas>
+<script>
+${draw('webgl2')}
+drawOn(document.querySelector('canvas'))
+</script></body>`
+
 /** After delayMs: rejected (Unity's loader with a string, Godot's with an Error), never settled, or drawn and resolved. */
 const settle = (options: EngineGameOptions, drawn: string, error = (message: string) => message) =>
   options.never
