@@ -75460,20 +75460,26 @@ function describePart(part) {
 
 ;// CONCATENATED MODULE: ./src/deploy/upload/integrity.ts
 // The one place the upload's integrity is proved: every SHA-256 published comes from the bytes as
-// sent (put.ts hashes them as it sends them). A file in parts is read once more after its last part
-// is stored, and each part as sent must hash as that read's range. A file hashed before the upload
-// must have been sent as hashed. Any difference fails the upload naming the file, before completion.
+// sent (put.ts hashes them as it sends them), and a retry must send the bytes sent first. A file in
+// parts is read once more after its last part is stored, and each part as sent must hash as that
+// read's range. A file hashed before the upload must have been sent as hashed. Any difference fails
+// the upload naming the file, before completion.
 
 
 
 function proveIntegrity({ files, byFile, expected, open }) {
     const digests = new Array(files.length);
-    /** The SHA-256 of each part as sent. */
+    /** The SHA-256 of each part of a file in parts as first sent. */
     const sent = new Map();
+    const stored = new Set();
+    let unproved = files.length;
+    const proved = Promise.withResolvers();
     const prove = (f, sha256) => {
         if (expected?.[f] !== undefined && expected[f] !== sha256)
             throw changed(files[f], 'the bytes sent are not the ones hashed before the upload');
         digests[f] = sha256;
+        if (--unproved === 0)
+            proved.resolve(digests);
     };
     const checkParts = async (f, parts) => {
         const file = files[f];
@@ -75493,29 +75499,43 @@ function proveIntegrity({ files, byFile, expected, open }) {
         }
         prove(f, whole.digest('hex'));
     };
+    for (const [f, parts] of byFile.entries()) {
+        if (parts.length)
+            continue;
+        // An empty file no request asks for is read as any file is: still the scanned one, unchanged.
+        if (!isBytesFile(files[f]))
+            readScanned(files[f], 0, 0, open);
+        prove(f, (0,external_node_crypto_.hash)('sha256', ''));
+    }
     return {
-        /** A part the store has: a file in one part is proved here, one in parts once all are stored. */
-        async stored(part, sha256) {
+        /** A part's bytes all sent: a file in one part is proved here. */
+        sent: (part, sha256) => {
+            const first = part.of === 1 ? digests[part.fileIndex] : sent.get(part);
+            if (first !== undefined && first !== sha256)
+                throw changed(part.file, 'the bytes sent again are not the ones sent first');
+            if (part.of > 1)
+                sent.set(part, sha256);
+            else if (first === undefined)
+                prove(part.fileIndex, sha256);
+        },
+        /** A part the store has: a file in parts is proved once all are stored. */
+        async stored(part) {
             if (part.of === 1)
-                return prove(part.fileIndex, sha256);
-            sent.set(part, sha256);
+                return;
+            stored.add(part);
             const parts = byFile[part.fileIndex];
-            if (parts.every((p) => sent.has(p)))
+            if (parts.every((p) => stored.has(p)))
                 await checkParts(part.fileIndex, parts);
         },
-        /** Each file's SHA-256, once every part was stored; an empty file no request asked for is read as any. */
-        finish() {
-            for (const [f, parts] of byFile.entries()) {
-                if (parts.length)
-                    continue;
-                const file = files[f];
-                // Read as any file is: still the scanned one, unchanged.
-                if (!isBytesFile(file))
-                    readScanned(file, 0, 0, open);
-                prove(f, (0,external_node_crypto_.hash)('sha256', ''));
-            }
-            return digests;
+        /** Each file's SHA-256 once every file is proved (in one part: before its answer), or `signal`'s reason. */
+        proved(signal) {
+            if (!unproved)
+                return Promise.resolve(digests);
+            signal.addEventListener('abort', () => proved.reject(signal.reason), { once: true });
+            return proved.promise;
         },
+        /** Once every part was stored. */
+        finish: () => digests,
     };
 }
 
@@ -75586,7 +75606,6 @@ var external_node_stream_ = __nccwpck_require__(7075);
 const SMALL_PART = 1024 * 1024;
 /** S3's XML errors are far smaller. */
 const ERROR_BODY_LIMIT = 8 * 1024;
-const digestsOf = (bytes) => ({ md5: (0,external_node_crypto_.hash)('md5', bytes), sha256: (0,external_node_crypto_.hash)('sha256', bytes) });
 /** A part that could not be stored: names the file and part, never the URL (a credential). */
 class PartUploadError extends Error {
     name = 'PartUploadError';
@@ -75610,15 +75629,15 @@ const timerDeadline = (ms, expired) => {
     const timer = setTimeout(expired, ms);
     return () => clearTimeout(timer);
 };
-/** Puts the part until stored or given up on: the SHA-256 of the bytes the store took, and the retries. */
+/** Puts the part until stored or given up on (its bytes as sent told to `sent`): the retries. */
 async function putPart(part, context) {
     let retries = 0;
-    const { sha256 } = await withRetries(describePart(part), (attempt) => {
+    await withRetries(describePart(part), (attempt) => {
         retries = attempt;
         return putOnce(part, context);
     }, put_classify, { ...context.retry, signal: context.signal }, context.logger);
     context.progress.partDone(part.file.path, part.of);
-    return { sha256, retries };
+    return retries;
 }
 /** Only the store's and the wire's failures are retried; a file that changed is not. */
 function put_classify(error, now) {
@@ -75696,22 +75715,25 @@ function descriptorFailure(part, error) {
     const why = `out of file descriptors (${networkFailure(error)?.code}): ${descriptorLimitRemedy()}`;
     return new PartUploadError(`${describePart(part)}: ${why}`, { retryable: true, cause: error });
 }
-function partBody(part, { open, progress }) {
+function partBody(part, { open, progress, sent }) {
     const { file, request } = part;
     const { byte_offset: offset, content_length: length } = request;
     if (isBytesFile(file) || length <= SMALL_PART) {
         const bytes = isBytesFile(file)
             ? file.bytes.subarray(offset, offset + length)
             : readScanned(file, offset, length, open);
+        const md5 = (0,external_node_crypto_.hash)('md5', bytes);
+        sent(part, (0,external_node_crypto_.hash)('sha256', bytes));
         progress.addBytes(bytes.length);
-        return { body: bytes, digests: () => digestsOf(bytes), failed: () => progress.addBytes(-bytes.length) };
+        return { body: bytes, md5: () => md5, failed: () => progress.addBytes(-bytes.length) };
     }
     const md5 = (0,external_node_crypto_.createHash)('md5');
     const sha256 = (0,external_node_crypto_.createHash)('sha256');
     let counted = 0;
+    let md5sum;
     const body = {
         body: external_node_stream_.Readable.from(chunks(file)),
-        digests: () => ({ md5: md5.digest('hex'), sha256: sha256.digest('hex') }),
+        md5: () => md5sum,
         failed: () => progress.addBytes(-counted),
     };
     async function* chunks(scanned) {
@@ -75723,6 +75745,8 @@ function partBody(part, { open, progress }) {
                 progress.addBytes(chunk.length);
                 yield chunk;
             }
+            md5sum = md5.digest('hex');
+            sent(part, sha256.digest('hex'));
         }
         catch (error) {
             body.readError = error;
@@ -75743,11 +75767,13 @@ async function judge(part, answer, body) {
             retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
         });
     }
-    const sent = body.digests();
+    const md5 = body.md5();
     const etag = /^"([0-9a-f]{32})"$/i.exec(String(headers.etag))?.[1];
-    if (etag && etag.toLowerCase() !== sent.md5)
-        throw new PartUploadError(`${describePart(part)}: the store's ETag "${etag}" is not the MD5 of the bytes sent ("${sent.md5}")`, { status, retryable: true });
-    return sent;
+    const refused = (why) => new PartUploadError(`${describePart(part)}: ${why}`, { status, retryable: true });
+    if (!md5)
+        throw refused(`the store answered ${status} before every byte was sent`);
+    if (etag && etag.toLowerCase() !== md5)
+        throw refused(`the store's ETag "${etag}" is not the MD5 of the bytes sent ("${md5}")`);
 }
 async function errorText(answer) {
     let text = '';
@@ -75791,11 +75817,25 @@ async function uploadFiles(options) {
     const context = { ...options, progress: options.progress ?? noProgress, signal, running };
     const limit = pLimit(Math.max(1, options.concurrency));
     let retries = 0;
-    const tasks = parts.map((part) => limit(async () => {
-        const stored = await putPart(part, context);
-        retries += stored.retries;
-        await integrity.stored(part, stored.sha256);
-    }));
+    let bytes = options.files.reduce((sum, f) => sum + f.size, 0);
+    const store = (proof) => {
+        const put = { ...context, sent: proof.sent };
+        return (part) => limit(async () => {
+            const tried = await putPart(part, put);
+            retries += tried;
+            await proof.stored(part);
+        });
+    };
+    const sendLast = async ({ requests, make }) => {
+        const file = make(await integrity.proved(signal));
+        const last = parts_planParts([file], requests);
+        parts.push(...last.parts);
+        bytes += file.size;
+        await Promise.all(last.parts.map(store(proveIntegrity({ files: [file], byFile: last.byFile }))));
+    };
+    const tasks = parts.map(store(integrity));
+    if (options.last)
+        tasks.push(sendLast(options.last));
     try {
         await Promise.all(tasks);
     }
@@ -75808,13 +75848,12 @@ async function uploadFiles(options) {
         // A 2xx answer's body still coming (a store trickling it) is cut: every part is stored or failed.
         halt.abort(new Error('the upload is over'));
     }
-    const sha256 = integrity.finish();
     return {
         parts: parts.length,
-        bytes: options.files.reduce((sum, f) => sum + f.size, 0),
+        bytes,
         retries,
         durationMs: options.retry.now() - started,
-        sha256,
+        sha256: integrity.finish(),
     };
 }
 
@@ -77775,7 +77814,7 @@ function routesLine(base, routes) {
 
 
 
-/** The record goes last, made from the files' digests; its size is known before any is hashed. */
+/** The record goes last, made from the files' digests as sent; its size is known before any is hashed. */
 async function uploadSite(options) {
     const { client, logger, files, record: source } = options;
     options.signal?.throwIfAborted();
@@ -77797,31 +77836,24 @@ async function uploadSite(options) {
         intervalMs: options.progressIntervalMs,
     });
     const isRecord = (path) => source !== undefined && path === recordDescriptor(0).path;
-    const send = (sent) => uploadFiles({ ...options, progress, concurrency, ...sent });
-    let upload;
-    let manifest;
+    let manifest = options.manifest;
     let record;
-    try {
-        upload = await send({
-            files,
-            requests: site.presigned_requests.filter((r) => !isRecord(r.path)),
-            expected: options.manifest && hashedBefore(files, options.manifest),
-        });
-        manifest = options.manifest ?? buildManifest(files, upload.sha256);
-        if (source) {
-            record = recordFile(manifest, source);
-            if (record.size !== plannedRecordSize)
-                throw new Error(`The record of the build has ${record.size} bytes, not the ${plannedRecordSize} planned`);
-            const last = await send({
-                files: [record],
-                requests: site.presigned_requests.filter((r) => isRecord(r.path)),
-            });
-            upload = { ...upload, parts: upload.parts + last.parts, bytes: upload.bytes + last.bytes };
-        }
-    }
-    finally {
-        progress.stop();
-    }
+    const makeRecord = (sha256) => {
+        record = recordFile((manifest ??= buildManifest(files, sha256)), source);
+        if (record.size === plannedRecordSize)
+            return record;
+        throw new Error(`The record of the build has ${record.size} bytes, not the ${plannedRecordSize} planned`);
+    };
+    const upload = await uploadFiles({
+        ...options,
+        progress,
+        concurrency,
+        files,
+        requests: site.presigned_requests.filter((r) => !isRecord(r.path)),
+        expected: options.manifest && hashedBefore(files, options.manifest),
+        last: source && { requests: site.presigned_requests.filter((r) => isRecord(r.path)), make: makeRecord },
+    }).finally(() => progress.stop());
+    manifest ??= buildManifest(files, upload.sha256);
     if (!options.manifest)
         await options.onHashed(manifest);
     options.signal?.throwIfAborted();

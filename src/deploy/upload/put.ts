@@ -27,14 +27,6 @@ const SMALL_PART = 1024 * 1024
 /** S3's XML errors are far smaller. */
 const ERROR_BODY_LIMIT = 8 * 1024
 
-/** Of the bytes as sent: the SHA-256 published, the MD5 the store's ETag is checked against. */
-interface SentDigests {
-  md5: string
-  sha256: string
-}
-
-const digestsOf = (bytes: Buffer): SentDigests => ({ md5: hash('md5', bytes), sha256: hash('sha256', bytes) })
-
 type PartFailure = ErrorOptions & { retryable: boolean; status?: number; retryAfter?: string }
 
 /** A part that could not be stored: names the file and part, never the URL (a credential). */
@@ -69,6 +61,8 @@ export interface PutContext {
   // Each PUT's controller until its answer is drained, aborted with `signal` by one listener in all:
   // EventTarget's cost grows with its listeners.
   running: Set<AbortController>
+  /** Every byte of the part was sent, hashed (integrity.ts): each attempt calls it, and it may refuse. */
+  sent: (part: Part, sha256: string) => void
   open?: OpenFile
   // Starts a PUT's deadline in all (undici's timers end a store gone quiet, not one trickling bytes
   // forever), calling `expired` when it passes; returns its cancel. A test gives its own clock's.
@@ -80,10 +74,10 @@ const timerDeadline = (ms: number, expired: () => void) => {
   return () => clearTimeout(timer)
 }
 
-/** Puts the part until stored or given up on: the SHA-256 of the bytes the store took, and the retries. */
-export async function putPart(part: Part, context: PutContext): Promise<{ sha256: string; retries: number }> {
+/** Puts the part until stored or given up on (its bytes as sent told to `sent`): the retries. */
+export async function putPart(part: Part, context: PutContext): Promise<number> {
   let retries = 0
-  const { sha256 } = await withRetries(
+  await withRetries(
     describePart(part),
     (attempt) => {
       retries = attempt
@@ -94,7 +88,7 @@ export async function putPart(part: Part, context: PutContext): Promise<{ sha256
     context.logger,
   )
   context.progress.partDone(part.file.path, part.of)
-  return { sha256, retries }
+  return retries
 }
 
 /** Only the store's and the wire's failures are retried; a file that changed is not. */
@@ -104,7 +98,7 @@ function classify(error: unknown, now: number): RetryVerdict {
   return afterMs === undefined ? true : { afterMs }
 }
 
-async function putOnce(part: Part, context: PutContext): Promise<SentDigests> {
+async function putOnce(part: Part, context: PutContext): Promise<void> {
   const { request, file } = part
   let body: Body | undefined
   const headers: Record<string, string> = { 'content-length': String(request.content_length) }
@@ -166,8 +160,8 @@ interface Body {
   body: Buffer | Readable
   /** Why the file's bytes stopped coming, when they did. */
   readError?: unknown
-  /** Once every byte was sent. */
-  digests(): SentDigests
+  /** Of the bytes as sent, once every byte was (the store's ETag is checked against it). */
+  md5(): string | undefined
   failed(): void
 }
 
@@ -178,22 +172,25 @@ function descriptorFailure(part: Part, error: unknown): PartUploadError | undefi
   return new PartUploadError(`${describePart(part)}: ${why}`, { retryable: true, cause: error })
 }
 
-function partBody(part: Part, { open, progress }: PutContext): Body {
+function partBody(part: Part, { open, progress, sent }: PutContext): Body {
   const { file, request } = part
   const { byte_offset: offset, content_length: length } = request
   if (isBytesFile(file) || length <= SMALL_PART) {
     const bytes = isBytesFile(file)
       ? file.bytes.subarray(offset, offset + length)
       : readScanned(file, offset, length, open)
+    const md5 = hash('md5', bytes)
+    sent(part, hash('sha256', bytes))
     progress.addBytes(bytes.length)
-    return { body: bytes, digests: () => digestsOf(bytes), failed: () => progress.addBytes(-bytes.length) }
+    return { body: bytes, md5: () => md5, failed: () => progress.addBytes(-bytes.length) }
   }
   const md5 = createHash('md5')
   const sha256 = createHash('sha256')
   let counted = 0
+  let md5sum: string | undefined
   const body: Body = {
     body: Readable.from(chunks(file)),
-    digests: () => ({ md5: md5.digest('hex'), sha256: sha256.digest('hex') }),
+    md5: () => md5sum,
     failed: () => progress.addBytes(-counted),
   }
   async function* chunks(scanned: ArtifactFile) {
@@ -205,6 +202,8 @@ function partBody(part: Part, { open, progress }: PutContext): Body {
         progress.addBytes(chunk.length)
         yield chunk
       }
+      md5sum = md5.digest('hex')
+      sent(part, sha256.digest('hex'))
     } catch (error) {
       body.readError = error
       throw error
@@ -214,7 +213,7 @@ function partBody(part: Part, { open, progress }: PutContext): Body {
 }
 
 /** Stored when 2xx and the ETag, when an MD5, is the MD5 of the bytes sent. */
-async function judge(part: Part, answer: Dispatcher.ResponseData, body: Body): Promise<SentDigests> {
+async function judge(part: Part, answer: Dispatcher.ResponseData, body: Body): Promise<void> {
   const { statusCode: status, headers } = answer
   if (status < 200 || status >= 300) {
     const text = await errorText(answer)
@@ -225,14 +224,13 @@ async function judge(part: Part, answer: Dispatcher.ResponseData, body: Body): P
       retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
     })
   }
-  const sent = body.digests()
+  const md5 = body.md5()
   const etag = /^"([0-9a-f]{32})"$/i.exec(String(headers.etag))?.[1]
-  if (etag && etag.toLowerCase() !== sent.md5)
-    throw new PartUploadError(
-      `${describePart(part)}: the store's ETag "${etag}" is not the MD5 of the bytes sent ("${sent.md5}")`,
-      { status, retryable: true },
-    )
-  return sent
+  const refused = (why: string) =>
+    new PartUploadError(`${describePart(part)}: ${why}`, { status, retryable: true })
+  if (!md5) throw refused(`the store answered ${status} before every byte was sent`)
+  if (etag && etag.toLowerCase() !== md5)
+    throw refused(`the store's ETag "${etag}" is not the MD5 of the bytes sent ("${md5}")`)
 }
 
 async function errorText(answer: Dispatcher.ResponseData): Promise<string> {

@@ -33,7 +33,7 @@ interface UploadedSite {
   record: RecordFile | undefined
 }
 
-/** The record goes last, made from the files' digests; its size is known before any is hashed. */
+/** The record goes last, made from the files' digests as sent; its size is known before any is hashed. */
 export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSite> {
   const { client, logger, files, record: source } = options
   options.signal?.throwIfAborted()
@@ -59,33 +59,23 @@ export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSi
     intervalMs: options.progressIntervalMs,
   })
   const isRecord = (path: string) => source !== undefined && path === recordDescriptor(0).path
-  const send = (sent: Pick<UploadOptions, 'files' | 'requests' | 'expected'>) =>
-    uploadFiles({ ...options, progress, concurrency, ...sent })
-  let upload: UploadResult
-  let manifest: Manifest
+  let manifest = options.manifest
   let record: RecordFile | undefined
-  try {
-    upload = await send({
-      files,
-      requests: site.presigned_requests.filter((r) => !isRecord(r.path)),
-      expected: options.manifest && hashedBefore(files, options.manifest),
-    })
-    manifest = options.manifest ?? buildManifest(files, upload.sha256)
-    if (source) {
-      record = recordFile(manifest, source)
-      if (record.size !== plannedRecordSize)
-        throw new Error(
-          `The record of the build has ${record.size} bytes, not the ${plannedRecordSize} planned`,
-        )
-      const last = await send({
-        files: [record],
-        requests: site.presigned_requests.filter((r) => isRecord(r.path)),
-      })
-      upload = { ...upload, parts: upload.parts + last.parts, bytes: upload.bytes + last.bytes }
-    }
-  } finally {
-    progress.stop()
+  const makeRecord = (sha256: string[]) => {
+    record = recordFile((manifest ??= buildManifest(files, sha256)), source!)
+    if (record.size === plannedRecordSize) return record
+    throw new Error(`The record of the build has ${record.size} bytes, not the ${plannedRecordSize} planned`)
   }
+  const upload = await uploadFiles({
+    ...options,
+    progress,
+    concurrency,
+    files,
+    requests: site.presigned_requests.filter((r) => !isRecord(r.path)),
+    expected: options.manifest && hashedBefore(files, options.manifest),
+    last: source && { requests: site.presigned_requests.filter((r) => isRecord(r.path)), make: makeRecord },
+  }).finally(() => progress.stop())
+  manifest ??= buildManifest(files, upload.sha256)
   if (!options.manifest) await options.onHashed(manifest)
   options.signal?.throwIfAborted()
   await client.completeUpload(site.upload_id)
