@@ -75731,9 +75731,11 @@ function partBody(part, { open, progress, sent }) {
     const sha256 = (0,external_node_crypto_.createHash)('sha256');
     let counted = 0;
     let md5sum;
+    const stream = external_node_stream_.Readable.from(chunks(file));
     const body = {
-        body: external_node_stream_.Readable.from(chunks(file)),
-        md5: () => md5sum,
+        body: stream,
+        // Read to its end by the request, not only read ahead from the file.
+        md5: () => (stream.readableEnded ? md5sum : undefined),
         failed: () => progress.addBytes(-counted),
     };
     async function* chunks(scanned) {
@@ -75755,7 +75757,7 @@ function partBody(part, { open, progress, sent }) {
     }
     return body;
 }
-/** Stored when 2xx and the ETag, when an MD5, is the MD5 of the bytes sent. */
+/** Stored when 2xx once every byte was sent, and the ETag, when an MD5, is the MD5 of the bytes sent. */
 async function judge(part, answer, body) {
     const { statusCode: status, headers } = answer;
     if (status < 200 || status >= 300) {

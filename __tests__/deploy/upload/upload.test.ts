@@ -164,7 +164,7 @@ test('a file changed while other files upload is caught when its own bytes are r
   assert.equal(store.attempts(), 1, 'the changed file is not sent')
   const fresh = await collectSite(root)
   manifest.files.splice(0, manifest.files.length, ...fresh.files)
-  // The empty file has no request: it is checked after the PUTs.
+  // The empty file has no request: it is read as the upload starts, as a file is when it is sent.
   await utimes(path.join(root, 'empty.txt'), new Date(), new Date(Date.now() + 9000))
   store = await fakeStore((_req, body, res) => res.writeHead(200, { etag: `"${md5(body)}"` }).end())
   await assert.rejects(upload(store.url), /^Error: empty\.txt changed after it was scanned/)

@@ -188,9 +188,11 @@ function partBody(part: Part, { open, progress, sent }: PutContext): Body {
   const sha256 = createHash('sha256')
   let counted = 0
   let md5sum: string | undefined
+  const stream = Readable.from(chunks(file))
   const body: Body = {
-    body: Readable.from(chunks(file)),
-    md5: () => md5sum,
+    body: stream,
+    // Read to its end by the request, not only read ahead from the file.
+    md5: () => (stream.readableEnded ? md5sum : undefined),
     failed: () => progress.addBytes(-counted),
   }
   async function* chunks(scanned: ArtifactFile) {
@@ -212,7 +214,7 @@ function partBody(part: Part, { open, progress, sent }: PutContext): Body {
   return body
 }
 
-/** Stored when 2xx and the ETag, when an MD5, is the MD5 of the bytes sent. */
+/** Stored when 2xx once every byte was sent, and the ETag, when an MD5, is the MD5 of the bytes sent. */
 async function judge(part: Part, answer: Dispatcher.ResponseData, body: Body): Promise<void> {
   const { statusCode: status, headers } = answer
   if (status < 200 || status >= 300) {
