@@ -75534,8 +75534,6 @@ function proveIntegrity({ files, byFile, expected, open }) {
             signal.addEventListener('abort', () => proved.reject(signal.reason), { once: true });
             return proved.promise;
         },
-        /** Once every part was stored. */
-        finish: () => digests,
     };
 }
 
@@ -75855,7 +75853,8 @@ async function uploadFiles(options) {
         bytes,
         retries,
         durationMs: options.retry.now() - started,
-        sha256: integrity.finish(),
+        // Every part stored: every file proved.
+        sha256: await integrity.proved(signal),
     };
 }
 

@@ -77,7 +77,5 @@ export function proveIntegrity({ files, byFile, expected, open }: IntegrityOptio
       signal.addEventListener('abort', () => proved.reject(signal.reason as Error), { once: true })
       return proved.promise
     },
-    /** Once every part was stored. */
-    finish: (): string[] => digests,
   }
 }

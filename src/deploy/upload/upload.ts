@@ -74,6 +74,7 @@ export async function uploadFiles(options: UploadOptions): Promise<UploadResult>
     bytes,
     retries,
     durationMs: options.retry.now() - started,
-    sha256: integrity.finish(),
+    // Every part stored: every file proved.
+    sha256: await integrity.proved(signal),
   }
 }
