@@ -75685,15 +75685,15 @@ async function putOnce(part, context) {
             const retryable = expired || isNetworkFailure(error);
             throw new PartUploadError(`${describePart(part)}: ${what}`, { retryable, cause: error });
         });
-        if (answer.statusCode >= 200 && answer.statusCode < 300) {
-            // Not waited for: drained to keep the connection, and cut when the upload ends (a store trickling it).
-            draining = true;
-            answer.body
-                .dump({ limit: 128 * 1024, signal: controller.signal })
-                .catch(() => { })
-                .finally(() => context.running.delete(controller));
-        }
-        return await judge(part, answer, body);
+        if (answer.statusCode < 200 || answer.statusCode >= 300)
+            throw await refusal(part, answer);
+        // Not waited for: drained to keep the connection, and cut when the upload ends (a store trickling it).
+        draining = true;
+        answer.body
+            .dump({ limit: 128 * 1024, signal: controller.signal })
+            .catch(() => { })
+            .finally(() => context.running.delete(controller));
+        checkStored(part, answer, body);
     }
     catch (error) {
         // The attempt failed: the bytes it counted are taken back. Out of descriptors, its file's open is retried.
@@ -75755,18 +75755,19 @@ function partBody(part, { open, progress, sent }) {
     }
     return body;
 }
-/** Stored when 2xx once every byte was sent, and the ETag, when an MD5, is the MD5 of the bytes sent. */
-async function judge(part, answer, body) {
+/** The store's refusal: retried when it may pass (5xx, 408, 429), after its `retry-after`. */
+async function refusal(part, answer) {
     const { statusCode: status, headers } = answer;
-    if (status < 200 || status >= 300) {
-        const text = await errorText(answer);
-        const retryAfter = headers['retry-after'];
-        throw new PartUploadError(`${describePart(part)}: the store answered ${status} ${text}`, {
-            status,
-            retryable: status >= 500 || status === 408 || status === 429,
-            retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
-        });
-    }
+    const text = await errorText(answer);
+    const retryAfter = headers['retry-after'];
+    return new PartUploadError(`${describePart(part)}: the store answered ${status} ${text}`, {
+        status,
+        retryable: status >= 500 || status === 408 || status === 429,
+        retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+    });
+}
+/** A 2xx stored the part once every byte was sent, and when its ETag, an MD5, is the bytes sent's. */
+function checkStored(part, { statusCode: status, headers }, body) {
     const md5 = body.md5();
     const etag = /^"([0-9a-f]{32})"$/i.exec(String(headers.etag))?.[1];
     const refused = (why) => new PartUploadError(`${describePart(part)}: ${why}`, { status, retryable: true });
@@ -78134,7 +78135,7 @@ async function requireChrome(browser) {
 /** What makes an engine's start fail, rather than what it says after. */
 const CAUSES = new Set(['request', 'exception', 'load']);
 /** The verdict on what was seen: any problem, or a canvas of one flat colour, fails. */
-function verdict_judge(seen, watchMs) {
+function judge(seen, watchMs) {
     const { problems, canvas } = seen;
     const failedRequests = problems.count('request');
     const notStarted = startProblem(seen.started);
@@ -79560,7 +79561,7 @@ async function look(options) {
     }
     if (seen.sandbox && !seen.sandbox.on)
         logger.info(`Browser sandbox off: ${seen.sandbox.why}; the page's code ran with this user's rights`);
-    const smoke = verdict_judge(seen, settings.watchMs);
+    const smoke = judge(seen, settings.watchMs);
     logger.info(`Smoke test: ${smoke.line}`);
     if (smoke.decidedBy)
         logger.info(`Smoke test decided by: ${smoke.decidedBy}`);

@@ -137,15 +137,14 @@ async function putOnce(part: Part, context: PutContext): Promise<void> {
         const retryable = expired || isNetworkFailure(error)
         throw new PartUploadError(`${describePart(part)}: ${what}`, { retryable, cause: error })
       })
-    if (answer.statusCode >= 200 && answer.statusCode < 300) {
-      // Not waited for: drained to keep the connection, and cut when the upload ends (a store trickling it).
-      draining = true
-      answer.body
-        .dump({ limit: 128 * 1024, signal: controller.signal })
-        .catch(() => {})
-        .finally(() => context.running.delete(controller))
-    }
-    return await judge(part, answer, body)
+    if (answer.statusCode < 200 || answer.statusCode >= 300) throw await refusal(part, answer)
+    // Not waited for: drained to keep the connection, and cut when the upload ends (a store trickling it).
+    draining = true
+    answer.body
+      .dump({ limit: 128 * 1024, signal: controller.signal })
+      .catch(() => {})
+      .finally(() => context.running.delete(controller))
+    checkStored(part, answer, body)
   } catch (error) {
     // The attempt failed: the bytes it counted are taken back. Out of descriptors, its file's open is retried.
     body?.failed()
@@ -214,18 +213,20 @@ function partBody(part: Part, { open, progress, sent }: PutContext): Body {
   return body
 }
 
-/** Stored when 2xx once every byte was sent, and the ETag, when an MD5, is the MD5 of the bytes sent. */
-async function judge(part: Part, answer: Dispatcher.ResponseData, body: Body): Promise<void> {
+/** The store's refusal: retried when it may pass (5xx, 408, 429), after its `retry-after`. */
+async function refusal(part: Part, answer: Dispatcher.ResponseData): Promise<PartUploadError> {
   const { statusCode: status, headers } = answer
-  if (status < 200 || status >= 300) {
-    const text = await errorText(answer)
-    const retryAfter = headers['retry-after']
-    throw new PartUploadError(`${describePart(part)}: the store answered ${status} ${text}`, {
-      status,
-      retryable: status >= 500 || status === 408 || status === 429,
-      retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
-    })
-  }
+  const text = await errorText(answer)
+  const retryAfter = headers['retry-after']
+  return new PartUploadError(`${describePart(part)}: the store answered ${status} ${text}`, {
+    status,
+    retryable: status >= 500 || status === 408 || status === 429,
+    retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+  })
+}
+
+/** A 2xx stored the part once every byte was sent, and when its ETag, an MD5, is the bytes sent's. */
+function checkStored(part: Part, { statusCode: status, headers }: Dispatcher.ResponseData, body: Body): void {
   const md5 = body.md5()
   const etag = /^"([0-9a-f]{32})"$/i.exec(String(headers.etag))?.[1]
   const refused = (why: string) =>
