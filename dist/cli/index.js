@@ -75822,7 +75822,7 @@ async function uploadFiles(options) {
     const store = (proof) => {
         const put = { ...context, sent: proof.sent };
         return (part) => limit(async () => {
-            const tried = await putPart(part, put);
+            const tried = await putPart(part, put); // not `retries += await`: others add meanwhile
             retries += tried;
             await proof.stored(part);
         });

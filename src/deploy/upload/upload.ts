@@ -45,7 +45,7 @@ export async function uploadFiles(options: UploadOptions): Promise<UploadResult>
     const put = { ...context, sent: proof.sent }
     return (part: Part) =>
       limit(async () => {
-        const tried = await putPart(part, put)
+        const tried = await putPart(part, put) // not `retries += await`: others add meanwhile
         retries += tried
         await proof.stored(part)
       })
