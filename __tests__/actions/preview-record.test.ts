@@ -4,31 +4,17 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { previewRecord } from '../../src/actions/preview-record.ts'
 import type { DeployResult } from '../../src/deploy/pipeline.ts'
+import { deployResult } from '../support/deploy-result.ts'
 
 const SITE = '5c1f9e2a-8d3b-4a7c-b6e0-2f4d8a1c9e37'
 
-const deployed = (warnings: string[]): DeployResult => ({
-  dryRun: false,
-  skipped: false,
-  siteName: 'space-game main abcdef0',
-  siteId: SITE,
-  uploadId: undefined,
-  provisioned: {
-    nameId: 'pr-12',
-    namespaceId: undefined,
-    namespaceCreated: false,
-    domain: undefined,
-    matchmakerValidated: false,
-  },
-  manifest: undefined,
-  manifestPath: undefined,
-  upload: undefined,
-  uploadCompleted: true,
-  published: undefined,
-  plannedParts: 3,
-  durationMs: 10,
-  serving: { engine: 'auto', builds: [], contentTypes: [], routes: [], warnings, notes: [] },
-})
+const deployed = (warnings: string[]) =>
+  deployResult({
+    siteId: SITE,
+    provisioned: { nameId: 'pr-12' },
+    uploadCompleted: true,
+    serving: { engine: 'auto', builds: [], contentTypes: [], routes: [], warnings, notes: [] },
+  })
 
 const context = { key: 'k', previous: undefined, namespaceNameId: 'pr-12', commit: undefined }
 

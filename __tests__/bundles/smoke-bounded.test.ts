@@ -11,9 +11,9 @@ import { writeReport } from '../../src/actions/action.ts'
 import { commentAfter } from '../../src/actions/preview-record.ts'
 import { deployReport } from '../../src/deploy/account.ts'
 import type { Published } from '../../src/deploy/live/prepare.ts'
-import type { DeployResult } from '../../src/deploy/pipeline.ts'
 import { findBrowser } from '../../src/deploy/smoke/browser.ts'
 import type { SmokeResult } from '../../src/deploy/smoke/index.ts'
+import { deployResult } from '../support/deploy-result.ts'
 import { tempDir } from '../support/helpers.ts'
 import { CANVAS, servePages, smokeOf } from '../support/smoke-page.ts'
 
@@ -62,29 +62,15 @@ describe('a page that says too much: the account stays bounded', { skip: noBrows
 
   /** The job summary and the comment of a deploy whose smoke test this was. */
   async function accountsOf(smoke: SmokeResult, published: Published) {
-    const result: DeployResult = {
-      dryRun: false,
-      skipped: false,
-      siteName: 'space-game main abcdef0',
+    const result = deployResult({
       siteId: '5c1f9e2a-8d3b-4a7c-b6e0-2f4d8a1c9e37',
-      uploadId: undefined,
-      provisioned: {
-        nameId: 'pr-1',
-        namespaceId: 'ns-1',
-        namespaceCreated: false,
-        domain: undefined,
-        matchmakerValidated: false,
-      },
-      manifest: undefined,
-      manifestPath: undefined,
-      upload: undefined,
+      provisioned: { nameId: 'pr-1', namespaceId: 'ns-1' },
       uploadCompleted: true,
       published,
       verification: { verified: true, url: published.url!, durationMs: 2600, attempts: 3, checked: [] },
       plannedParts: 1,
-      durationMs: 10,
       smoke,
-    }
+    })
     await writeFile(summaryFile, '')
     await writeReport(deployReport(result))
     const summary = await readFile(summaryFile)

@@ -3,31 +3,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { NetworkError, ServiceError, UsageError, ValidationFailedError } from '../../src/api/errors.ts'
-import type { DeployResult } from '../../src/deploy/pipeline.ts'
+import { deployResult } from '../support/deploy-result.ts'
 import { deployOutputs, failureReport, rerunText } from '../../src/deploy/account.ts'
 
-const partial = (extra: Partial<DeployResult> = {}): DeployResult => ({
-  dryRun: false,
-  skipped: false,
-  siteName: 'space-game main abcdef0',
-  siteId: undefined,
-  uploadId: undefined,
-  provisioned: {
-    nameId: undefined,
-    namespaceId: undefined,
-    namespaceCreated: false,
-    domain: undefined,
-    matchmakerValidated: false,
-  },
-  manifest: undefined,
-  manifestPath: undefined,
-  upload: undefined,
-  uploadCompleted: false,
-  published: undefined,
-  plannedParts: 3,
-  durationMs: 10,
-  ...extra,
-})
+const partial = deployResult
 
 const serviceError = (status: number, code: string, inputs?: string[]) =>
   new ServiceError({ operation: 'op', status, body: { code, message: 'm', ray_id: 'r' }, inputs })

@@ -18,6 +18,7 @@ import { deploy, deployFailure, type DeployResult } from '../../../src/deploy/pi
 import { provision } from '../../../src/deploy/target/provision.ts'
 import { deployOutputs, deployReport } from '../../../src/deploy/account.ts'
 import { DEFAULT_SEED, startEmulator, type Emulator } from '../../../src/emulator/index.ts'
+import { deployResult } from '../../support/deploy-result.ts'
 import { hasTarget, readInputs, type TargetedInputs } from '../../../src/inputs/deploy.ts'
 import { virtualTime } from '../../support/virtual-time.ts'
 import { getter, siteFiles, tempDir, writeTree } from '../../support/helpers.ts'
@@ -271,28 +272,18 @@ describe('a pending domain in the summary and the comment', () => {
     },
   })
   const result = (status: string) =>
-    ({
-      dryRun: false,
-      skipped: false,
+    deployResult({
       siteName: 's',
-      siteId: undefined,
-      uploadId: undefined,
       provisioned: {
         nameId: 'pr-1',
         namespaceId: VERSION,
-        namespaceCreated: false,
         domain: 'pr-1.example.com',
         domainStatus: { status, cnameRecord: 'game--pr-1.rivet.game' },
-        matchmakerValidated: false,
       },
-      manifest: undefined,
-      manifestPath: undefined,
-      upload: undefined,
-      uploadCompleted: false,
       published: published(status),
       plannedParts: 0,
       durationMs: 0,
-    }) satisfies DeployResult
+    })
 
   test('summary: pending shows the host first and the CNAME record to create; active shows the domain first', () => {
     const pending = keyValueRows(deployReport(result('pending')))
