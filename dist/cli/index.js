@@ -76580,8 +76580,8 @@ function matchesRule(rule, parts) {
     const { segments } = rule;
     const end = segments.length;
     let states = closure(segments, [0]);
-    for (const [k, part] of parts.entries()) {
-        if (k > 0 && states.includes(end))
+    for (const part of parts) {
+        if (states.includes(end))
             return true;
         const next = [];
         for (const i of states) {

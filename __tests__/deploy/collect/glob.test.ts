@@ -35,6 +35,12 @@ const PATTERNS: string[][] = [
   ['js//a.js', 'assets/**/**/y.png'],
   ['./'],
   ['.', '!js/'],
+  ['js/[[:alpha:]].js', '**/[[:digit:][:upper:]]*'],
+  ['js/[^a].js', 'a b/[[:alnum:]].js', '*.[[:lower:]]tml'],
+  ['js/[]a].js', 'js/[a-].js', 'js/[!]].js'],
+  // Found by glob.property.test.ts: `**/` matches the root folder too, so its files are selected.
+  ['**/'],
+  ['**', '!**/', 'js/**/'],
 ]
 
 /** @actions/glob's selection, as the action's globber asked it before (links listed, not followed). */

@@ -142,8 +142,8 @@ function matchesRule(rule: Rule, parts: readonly string[]): boolean {
   const { segments } = rule
   const end = segments.length
   let states = closure(segments, [0])
-  for (const [k, part] of parts.entries()) {
-    if (k > 0 && states.includes(end)) return true
+  for (const part of parts) {
+    if (states.includes(end)) return true
     const next: number[] = []
     for (const i of states) {
       if (i === end) continue
