@@ -75347,13 +75347,8 @@ function openScanned(file, openWith) {
     catch (error) {
         if (isOutOfDescriptors(error))
             throw error;
-        const code = error.code;
-        const what = code === 'ELOOP'
-            ? 'was replaced by a link after it was scanned; the link is not followed'
-            : code === 'ENOENT' || code === 'ENOTDIR'
-                ? 'was removed after it was scanned'
-                : 'can no longer be opened';
-        throw new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error });
+        const why = openFailure(error, 'after it was scanned');
+        throw new Error(`${file.path} can no longer be opened (${why})`, { cause: error });
     }
 }
 function changed(file, why) {
@@ -75389,7 +75384,8 @@ function descriptorLimitRemedy(platform = process.platform) {
         return 'raise the limit (ulimit -n, up to launchctl limit maxfiles)';
     return 'raise the limit (ulimit -n)';
 }
-function openFailure(error) {
+/** Why a file could not be opened, and the change found `when` it happened. */
+function openFailure(error, when = 'while the files were scanned') {
     const code = error.code;
     switch (code) {
         case 'EACCES':
@@ -75397,9 +75393,9 @@ function openFailure(error) {
             return `${code}: this process may not read it`;
         case 'ENOENT':
         case 'ENOTDIR':
-            return `${code}: removed while the files were scanned`;
+            return `${code}: removed ${when}`;
         case 'ELOOP':
-            return `${code}: it became a link while the files were scanned`;
+            return `${code}: it became a link ${when}; the link is not followed`;
         case 'EMFILE':
         case 'ENFILE':
             return `${code}: out of file descriptors; ${descriptorLimitRemedy()}`;

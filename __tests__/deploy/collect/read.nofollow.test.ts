@@ -32,7 +32,8 @@ test(
     const file = await scan(root)
     await rename(path.join(root, 'game.js'), path.join(root, 'game.js.moved'))
     await symlink(path.join(outside, 'secret.txt'), path.join(root, 'game.js'))
-    const refused = /^game\.js was replaced by a link after it was scanned; the link is not followed \(ELOOP/
+    const refused =
+      /^game\.js can no longer be opened \(ELOOP: it became a link after it was scanned; the link is not followed\)$/
     assert.throws(() => readScanned(file), { message: refused })
     await assert.rejects(read(file), { message: refused })
   },

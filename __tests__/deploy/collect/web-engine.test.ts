@@ -305,7 +305,7 @@ test(
     await assert.rejects(
       planServing(files, 'auto', []),
       new RegExp(
-        `^Error: ${target.path.replace(/\./g, '\\.')} was replaced by a link after it was scanned; the link is not followed`,
+        `^Error: ${target.path.replace(/\./g, '\\.')} can no longer be opened \\(ELOOP: it became a link after it was scanned; the link is not followed\\)`,
       ),
     )
   },

@@ -230,7 +230,7 @@ test(
       assert.match(
         error.message,
         new RegExp(
-          `^${name.replace('.', '\\.')} was replaced by a link after it was scanned; the link is not followed \\(ELOOP`,
+          `^${name.replace('.', '\\.')} can no longer be opened \\(ELOOP: it became a link after it was scanned; the link is not followed\\)$`,
         ),
       )
     }

@@ -95,14 +95,8 @@ function openScanned(file: ArtifactFile, openWith?: OpenFile): number {
     return openUnfollowed(file.absolutePath, openWith)
   } catch (error) {
     if (isOutOfDescriptors(error)) throw error
-    const code = (error as { code?: unknown }).code
-    const what =
-      code === 'ELOOP'
-        ? 'was replaced by a link after it was scanned; the link is not followed'
-        : code === 'ENOENT' || code === 'ENOTDIR'
-          ? 'was removed after it was scanned'
-          : 'can no longer be opened'
-    throw new Error(`${file.path} ${what} (${openFailure(error)})`, { cause: error })
+    const why = openFailure(error, 'after it was scanned')
+    throw new Error(`${file.path} can no longer be opened (${why})`, { cause: error })
   }
 }
 
@@ -141,7 +135,8 @@ export function descriptorLimitRemedy(platform: NodeJS.Platform = process.platfo
   return 'raise the limit (ulimit -n)'
 }
 
-export function openFailure(error: unknown): string {
+/** Why a file could not be opened, and the change found `when` it happened. */
+export function openFailure(error: unknown, when = 'while the files were scanned'): string {
   const code = (error as { code?: unknown }).code
   switch (code) {
     case 'EACCES':
@@ -149,9 +144,9 @@ export function openFailure(error: unknown): string {
       return `${code}: this process may not read it`
     case 'ENOENT':
     case 'ENOTDIR':
-      return `${code}: removed while the files were scanned`
+      return `${code}: removed ${when}`
     case 'ELOOP':
-      return `${code}: it became a link while the files were scanned`
+      return `${code}: it became a link ${when}; the link is not followed`
     case 'EMFILE':
     case 'ENFILE':
       return `${code}: out of file descriptors; ${descriptorLimitRemedy()}`
