@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { errorMessage, NetworkError, requestedDelay, ServiceError } from '../../src/api/errors.ts'
+import {
+  errorMessage,
+  NetworkError,
+  requestedDelay,
+  retryVerdict,
+  ServiceError,
+} from '../../src/api/errors.ts'
 import {
   backoffDelay,
   decideRetry,
@@ -20,10 +26,7 @@ import { memoryLogger } from '../../src/common/logger.ts'
 const now = Date.parse('2026-11-21T10:00:00Z')
 
 /** A caller's classifier: everything retried, after the wait the service asks for when it asks. */
-const asks: Classifier = (error, at) => {
-  const afterMs = requestedDelay(error, at)
-  return afterMs === undefined ? true : { afterMs }
-}
+const asks: Classifier = (error, at) => retryVerdict(true, error, at)
 
 function rateLimited(retryAfter?: string, metadata?: unknown): ServiceError {
   return new ServiceError({

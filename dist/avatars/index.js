@@ -49253,6 +49253,13 @@ function requestedDelay(error, now) {
     ].filter(Number.isFinite);
     return candidates.length ? Math.max(0, ...candidates) : undefined;
 }
+/** Retried when `retryable`, after the wait the answer asks for when it asks. */
+function retryVerdict(retryable, error, now) {
+    if (!retryable)
+        return false;
+    const afterMs = requestedDelay(error, now);
+    return afterMs === undefined ? true : { afterMs };
+}
 
 ;// CONCATENATED MODULE: ./src/api/rules.ts
 // The validation rules the service applies, as read from its source. The emulator enforces them;
@@ -50692,10 +50699,7 @@ const OPS = {
 };
 /** What a retry can fix, after the wait the service asks for. */
 function classify(op, error, now) {
-    if (!shouldRetry(op, error))
-        return false;
-    const afterMs = requestedDelay(error, now);
-    return afterMs === undefined ? true : { afterMs };
+    return retryVerdict(shouldRetry(op, error), error, now);
 }
 function shouldRetry(op, error) {
     if (error instanceof ServiceError) {

@@ -66401,6 +66401,13 @@ function requestedDelay(error, now) {
     ].filter(Number.isFinite);
     return candidates.length ? Math.max(0, ...candidates) : undefined;
 }
+/** Retried when `retryable`, after the wait the answer asks for when it asks. */
+function retryVerdict(retryable, error, now) {
+    if (!retryable)
+        return false;
+    const afterMs = requestedDelay(error, now);
+    return afterMs === undefined ? true : { afterMs };
+}
 
 ;// CONCATENATED MODULE: ./src/common/input-naming.ts
 // How a message names an input, in the face's words (`namespace: staging`, `--namespace staging`).
@@ -73449,10 +73456,7 @@ const OPS = {
 };
 /** What a retry can fix, after the wait the service asks for. */
 function classify(op, error, now) {
-    if (!shouldRetry(op, error))
-        return false;
-    const afterMs = requestedDelay(error, now);
-    return afterMs === undefined ? true : { afterMs };
+    return retryVerdict(shouldRetry(op, error), error, now);
 }
 function shouldRetry(op, error) {
     if (error instanceof ServiceError) {
@@ -75635,10 +75639,7 @@ async function putPart(part, context) {
 }
 /** Only the store's and the wire's failures are retried; a file that changed is not. */
 function put_classify(error, now) {
-    if (!(error instanceof PartUploadError) || !error.retryable)
-        return false;
-    const afterMs = requestedDelay(error, now);
-    return afterMs === undefined ? true : { afterMs };
+    return retryVerdict(error instanceof PartUploadError && error.retryable, error, now);
 }
 async function putOnce(part, context) {
     const { request, file } = part;

@@ -1,4 +1,4 @@
-import { gaveUpNote, type GaveUp } from '../common/retry.ts'
+import { gaveUpNote, type GaveUp, type RetryVerdict } from '../common/retry.ts'
 import type { ServiceErrorBody } from './types.ts'
 
 export { errorMessage } from '../common/format.ts'
@@ -158,4 +158,11 @@ export function requestedDelay(error: unknown, now: number): number | undefined 
     typeof metadata === 'number' ? metadata - now : Number.NaN,
   ].filter(Number.isFinite)
   return candidates.length ? Math.max(0, ...candidates) : undefined
+}
+
+/** Retried when `retryable`, after the wait the answer asks for when it asks. */
+export function retryVerdict(retryable: boolean, error: unknown, now: number): RetryVerdict {
+  if (!retryable) return false
+  const afterMs = requestedDelay(error, now)
+  return afterMs === undefined ? true : { afterMs }
 }

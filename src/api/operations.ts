@@ -1,6 +1,6 @@
 // The service's operations: each one's name, whether a retry is safe, and the answer it promises;
 // and the classifier that says which failures of a call a retry can fix.
-import { requestedDelay, ServiceError } from './errors.ts'
+import { retryVerdict, ServiceError } from './errors.ts'
 import {
   aBoolean,
   aHostName,
@@ -159,9 +159,7 @@ export const OPS = {
 
 /** What a retry can fix, after the wait the service asks for. */
 export function classify(op: Operation, error: unknown, now: number): RetryVerdict {
-  if (!shouldRetry(op, error)) return false
-  const afterMs = requestedDelay(error, now)
-  return afterMs === undefined ? true : { afterMs }
+  return retryVerdict(shouldRetry(op, error), error, now)
 }
 
 export function shouldRetry(op: Operation, error: unknown): boolean {

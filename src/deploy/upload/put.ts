@@ -4,7 +4,7 @@
 import { createHash, hash } from 'node:crypto'
 import { Readable } from 'node:stream'
 import type { Dispatcher } from 'undici'
-import { errorMessage, requestedDelay } from '../../api/errors.ts'
+import { errorMessage, retryVerdict } from '../../api/errors.ts'
 import { networkReason } from '../../api/http.ts'
 import type { Logger } from '../../common/logger.ts'
 import { isNetworkFailure, isOutOfDescriptors, networkFailure } from '../../common/network.ts'
@@ -93,9 +93,7 @@ export async function putPart(part: Part, context: PutContext): Promise<number> 
 
 /** Only the store's and the wire's failures are retried; a file that changed is not. */
 function classify(error: unknown, now: number): RetryVerdict {
-  if (!(error instanceof PartUploadError) || !error.retryable) return false
-  const afterMs = requestedDelay(error, now)
-  return afterMs === undefined ? true : { afterMs }
+  return retryVerdict(error instanceof PartUploadError && error.retryable, error, now)
 }
 
 async function putOnce(part: Part, context: PutContext): Promise<void> {
