@@ -76808,17 +76808,12 @@ async function describeFile(absolutePath, scan) {
         const opened = statOpened(readPath, scan.options.open);
         if (!opened.isFile())
             return refused(scan, 'not-regular', relative, read_kindOf(opened));
-        const contentType = contentTypeOf(relative);
         const { size, mtimeMs, dev, ino } = opened;
-        return {
-            path: relative,
-            absolutePath: readPath,
-            size,
-            mtimeMs,
-            dev,
-            ino,
-            ...(contentType ? { contentType } : {}),
-        };
+        const file = { path: relative, absolutePath: readPath, size, mtimeMs, dev, ino };
+        const contentType = contentTypeOf(relative);
+        if (contentType)
+            file.contentType = contentType;
+        return file;
     }
     catch (error) {
         return refused(scan, 'unopenable', relative, openFailure(error));

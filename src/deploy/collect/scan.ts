@@ -90,17 +90,11 @@ async function describeFile(absolutePath: string, scan: Scan): Promise<ArtifactF
     if (readPath === undefined) return undefined
     const opened = statOpened(readPath, scan.options.open)
     if (!opened.isFile()) return refused(scan, 'not-regular', relative, kindOf(opened))
-    const contentType = contentTypeOf(relative)
     const { size, mtimeMs, dev, ino } = opened
-    return {
-      path: relative,
-      absolutePath: readPath,
-      size,
-      mtimeMs,
-      dev,
-      ino,
-      ...(contentType ? { contentType } : {}),
-    }
+    const file: ArtifactFile = { path: relative, absolutePath: readPath, size, mtimeMs, dev, ino }
+    const contentType = contentTypeOf(relative)
+    if (contentType) file.contentType = contentType
+    return file
   } catch (error) {
     return refused(scan, 'unopenable', relative, openFailure(error))
   }
