@@ -75633,13 +75633,11 @@ async function putPart(part, context) {
     await withRetries(describePart(part), (attempt) => {
         retries = attempt;
         return putOnce(part, context);
-    }, put_classify, { ...context.retry, signal: context.signal }, context.logger);
+    }, 
+    // Only the store's and the wire's failures are retried; a file that changed is not.
+    (error, now) => retryVerdict(error instanceof PartUploadError && error.retryable, error, now), { ...context.retry, signal: context.signal }, context.logger);
     context.progress.partDone(part.file.path, part.of);
     return retries;
-}
-/** Only the store's and the wire's failures are retried; a file that changed is not. */
-function put_classify(error, now) {
-    return retryVerdict(error instanceof PartUploadError && error.retryable, error, now);
 }
 async function putOnce(part, context) {
     const { request, file } = part;

@@ -8,13 +8,7 @@ import { errorMessage, retryVerdict } from '../../api/errors.ts'
 import { networkReason } from '../../api/http.ts'
 import type { Logger } from '../../common/logger.ts'
 import { isNetworkFailure, isOutOfDescriptors, networkFailure } from '../../common/network.ts'
-import {
-  gaveUpNote,
-  withRetries,
-  type GaveUp,
-  type RetryPolicy,
-  type RetryVerdict,
-} from '../../common/retry.ts'
+import { gaveUpNote, withRetries, type GaveUp, type RetryPolicy } from '../../common/retry.ts'
 import { redact } from '../../common/secrets.ts'
 import type { Timeouts } from '../../common/timeouts.ts'
 import type { ArtifactFile } from '../collect/files.ts'
@@ -83,17 +77,13 @@ export async function putPart(part: Part, context: PutContext): Promise<number> 
       retries = attempt
       return putOnce(part, context)
     },
-    classify,
+    // Only the store's and the wire's failures are retried; a file that changed is not.
+    (error, now) => retryVerdict(error instanceof PartUploadError && error.retryable, error, now),
     { ...context.retry, signal: context.signal },
     context.logger,
   )
   context.progress.partDone(part.file.path, part.of)
   return retries
-}
-
-/** Only the store's and the wire's failures are retried; a file that changed is not. */
-function classify(error: unknown, now: number): RetryVerdict {
-  return retryVerdict(error instanceof PartUploadError && error.retryable, error, now)
 }
 
 async function putOnce(part: Part, context: PutContext): Promise<void> {
