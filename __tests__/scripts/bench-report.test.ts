@@ -4,7 +4,9 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import {
   peakInEveryRun,
+  renderTable,
   targets,
+  type Discarded,
   type LayoutRun,
   type Measured,
   type Row,
@@ -65,5 +67,26 @@ test('small-20000 and each 20,000-file layout get the per-run peak check', () =>
       ['flat-20000', false],
       ['20,000 small files', true],
     ],
+  )
+})
+
+test('with small-1 in the runs, each site says its deploy / bare beyond what one file costs', () => {
+  const site = (name: string, files: number, deployMs: number, bareMs: number): Discarded => ({
+    ...paired,
+    site: name,
+    files,
+    deployMs,
+    bareMs,
+    ratio: deployMs / bareMs,
+    peakShares: [],
+  })
+  const one = site('small-1', 2, 340, 210)
+  const table = renderTable(measured({ discarded: [one, site('small-3000', 3001, 2340, 2110)] }), '192')
+  // (2.34 - 0.34) / (2.11 - 0.21): 1.05x, where the whole run is 1.11x.
+  assert.match(table, /\| small-3000 \| 3001 \| this \| 2\.34 s \| 1\.11x \(1\.05x beyond small-1\) \|/)
+  assert.match(table, /\| small-1 \| 2 \| this \| 0\.34 s \| 1\.62x \|/)
+  assert.doesNotMatch(
+    renderTable(measured({ discarded: [site('small-3000', 3001, 2340, 2110)] }), '192'),
+    /beyond/,
   )
 })
