@@ -1,17 +1,20 @@
 // The one walk and globber of the action and the CLI selects exactly what @actions/glob selects (the
-// rules GitHub users know), without its regular expressions: a pattern that would backtrack for
-// minutes is matched at once, and a cancelled run's walk stops.
+// rules GitHub users know), for the lists below and for generated ones (stars, classes, POSIX ones
+// too, globstars, exclusions, folder patterns), without its regular expressions: a pattern that would
+// backtrack for minutes is matched at once, and a cancelled run's walk stops.
 import assert from 'node:assert/strict'
 import { mkdir, symlink } from 'node:fs/promises'
 import path from 'node:path'
 import { test } from 'node:test'
 import * as actionsGlob from '@actions/glob'
+import fc from 'fast-check'
 import { checkPatterns, fileSelector } from '../../../src/deploy/collect/glob.ts'
 import { walkSite } from '../../../src/deploy/collect/walk.ts'
 import { memoryLogger } from '../../../src/common/logger.ts'
 import { CancelledError } from '../../../src/common/cancel.ts'
 import { scanArtifacts, tempDir, writeTree } from '../../support/helpers.ts'
 import { needsSymlinks } from '../../support/platform.ts'
+import { runSettings } from '../../properties/steps.ts'
 
 const PATTERNS: string[][] = [
   ['**'],
@@ -38,10 +41,43 @@ const PATTERNS: string[][] = [
   ['js/[[:alpha:]].js', '**/[[:digit:][:upper:]]*'],
   ['js/[^a].js', 'a b/[[:alnum:]].js', '*.[[:lower:]]tml'],
   ['js/[]a].js', 'js/[a-].js', 'js/[!]].js'],
-  // Found by glob.property.test.ts: `**/` matches the root folder too, so its files are selected.
+  // Found by the generated lists below: `**/` matches the root folder too, so its files are selected.
   ['**/'],
   ['**', '!**/', 'js/**/'],
 ]
+
+// The property's tree: hidden files, spaces, non-ASCII, names that differ only in case.
+const TREE = [
+  'index.html',
+  'about.htm',
+  'a b/ü.js',
+  'a b/c d.txt',
+  'assets/x.png',
+  'assets/deep/y.png',
+  'assets/deep/deep/z.wasm',
+  'assets/.cache/c',
+  'js/a.js',
+  'js/B.js',
+  'js/a.js.map',
+  'js/ab.js',
+  'js/]x.js',
+  '.env',
+  '9lives/1.txt',
+]
+
+const SEGMENTS = [
+  ...['**', '*', '?', '.', 'js', 'assets', 'deep', 'a b', 'ü.js', '.cache', '9lives'],
+  ...['*.js', 'a*', '*a*', '?.js', '*.??', '[ab].js', '[!a]*', '[^a-c]*', '[a-c]*', '[]x]*', '[B-a]*'],
+  ...['[[:alpha:]]*', '*.[[:lower:]]*', '[[:digit:]]*', '[[:upper:][:punct:]]*', '[[:space:]]*'],
+]
+
+const pattern = fc
+  .record({
+    exclude: fc.boolean(),
+    segments: fc.array(fc.constantFrom(...SEGMENTS), { minLength: 1, maxLength: 3 }),
+    folder: fc.boolean(),
+  })
+  .map(({ exclude, segments, folder }) => `${exclude ? '!' : ''}${segments.join('/')}${folder ? '/' : ''}`)
 
 /** @actions/glob's selection, as the action's globber asked it before (links listed, not followed). */
 async function actionsSelection(root: string, patterns: string[], includeHidden: boolean) {
@@ -101,6 +137,29 @@ test(
     assert.ok((await walked(['**'], true)).length > (await walked(['**'], false)).length)
   },
 )
+
+test('the walk selects what @actions/glob selects, for generated pattern lists', async () => {
+  const root = await tempDir()
+  await writeTree(root, Object.fromEntries(TREE.map((name) => [name, name])))
+  const relative = (files: string[]) =>
+    files.map((f) => path.relative(root, f).split(path.sep).join('/')).sort()
+  let selecting = 0
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(pattern, { minLength: 1, maxLength: 3 }),
+      fc.boolean(),
+      async (patterns, hidden) => {
+        const expected = relative(await actionsSelection(root, patterns, hidden))
+        const walked = relative((await walkSite({ root, patterns, includeHidden: hidden })).found)
+        assert.deepEqual(walked, expected)
+        if (expected.length && expected.length < TREE.length - 2) selecting++
+      },
+    ),
+    runSettings(200),
+  )
+  // Not vacuous: most lists select some files and not others.
+  assert.ok(selecting > 10, `${selecting} pattern lists selected some files and not all`)
+})
 
 test('a star before each of a dozen letters against a long name is matched at once, and matches right', () => {
   // minimatch's regular expression backtracks through every way of placing the stars: with 8 of each
