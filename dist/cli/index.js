@@ -77827,7 +77827,7 @@ async function uploadSite(options) {
         now: options.retry.now,
         intervalMs: options.progressIntervalMs,
     });
-    const isRecord = (path) => source !== undefined && path === recordDescriptor(0).path;
+    const isRecord = (path) => source !== undefined && path === RECORD_PATH;
     let manifest = options.manifest;
     let record;
     const makeRecord = (sha256) => {

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import type { ServiceClient } from '../../api/client.ts'
 import { buildManifest, fileDescriptors, type ArtifactFile, type Manifest } from '../collect/files.ts'
 import {
+  RECORD_PATH,
   recordDescriptor,
   recordFile,
   recordSize,
@@ -58,7 +59,7 @@ export async function uploadSite(options: SiteUploadOptions): Promise<UploadedSi
     now: options.retry.now,
     intervalMs: options.progressIntervalMs,
   })
-  const isRecord = (path: string) => source !== undefined && path === recordDescriptor(0).path
+  const isRecord = (path: string) => source !== undefined && path === RECORD_PATH
   let manifest = options.manifest
   let record: RecordFile | undefined
   const makeRecord = (sha256: string[]) => {
